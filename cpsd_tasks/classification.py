@@ -1,0 +1,133 @@
+"""Classification tasks: per-sample judgement and corpus metrics (SPEC.md §4.1).
+
+Metrics of ``cpsd_sentiment``, ``cpsd_rumor``, ``cpsd_fraud_detection`` and
+``cpsd_incident_classification``:
+
+* ``acc`` — strict: the normalised output equals the gold label (paper Table 3);
+* ``acc_fuzzy`` — the one label read from free text equals the gold (paper Figure 7);
+* ``f1_macro``, ``precision_macro``, ``recall_macro`` — scikit-learn ``average="macro"`` over the
+  task's labels on the fuzzy predictions, 0 for a class with no prediction; an unreadable output
+  is a miss for its gold class and a prediction of no class;
+* ``refusal_rate``, ``invalid_rate`` — shares of refusals and of outputs with no readable label
+  (refusals included, so ``invalid_rate >= refusal_rate``);
+* ``score`` — equals ``acc``; the key every task emits for the ``cpsd`` group average.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from cpsd_tasks.tasks import TaskSpec, get_task
+from cpsd_tasks.taxonomy import error_class
+from cpsd_tasks.text import is_refusal, read_label, strict_label
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """How one output scores against its gold label.
+
+    Attributes:
+        strict: label the output equals exactly, else ``None``.
+        fuzzy: label read from the free text, else ``None``.
+        refusal: the output refuses or is empty and names no label.
+        error_class: SPEC §4.6 class (``correct``/``format``/``content``/``instruction``/``refusal``).
+    """
+
+    strict: Optional[str]
+    fuzzy: Optional[str]
+    refusal: bool
+    error_class: str
+
+
+def judge(output: Optional[str], gold: str, spec: TaskSpec) -> Judgement:
+    """Judge one classification output (SPEC §4.1, §4.6).
+
+    Args:
+        output: raw model output (``None`` = missing answer).
+        gold: the gold label.
+        spec: the task (labels and aliases).
+
+    Returns:
+        A :class:`Judgement`; never raises on model output.
+    """
+    strict = strict_label(output, spec.labels)
+    fuzzy = strict or read_label(output, spec.labels, spec.aliases)
+    refusal = fuzzy is None and is_refusal(output)
+    return Judgement(
+        strict=strict,
+        fuzzy=fuzzy,
+        refusal=refusal,
+        error_class=error_class(strict_correct=strict == gold, lenient_correct=fuzzy == gold,
+                                parsed=fuzzy is not None, refused=refusal),
+    )
+
+
+def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> dict[str, Any]:
+    """lm-eval ``process_results`` for the four classification tasks.
+
+    Args:
+        doc: a doc from :func:`cpsd_tasks.data.harness_dataset` (needs ``task`` and ``label``).
+        results: the filtered responses; ``results[0]`` is the model output (may be ``None``).
+
+    Returns:
+        Per-sample values: ``acc``, ``acc_fuzzy``, ``refusal_rate``, ``invalid_rate``, ``score``
+        in {0.0, 1.0}; ``f1_macro``/``precision_macro``/``recall_macro`` as
+        ``[gold, prediction or None, task id]`` items for the corpus aggregations below.
+    """
+    spec = get_task(doc["task"])
+    output = results[0] if results else None
+    j = judge(output, doc["label"], spec)
+    item = [doc["label"], j.fuzzy, spec.id]
+    acc = float(j.strict == doc["label"])
+    return {
+        "acc": acc,
+        "acc_fuzzy": float(j.fuzzy == doc["label"]),
+        "f1_macro": item,
+        "precision_macro": item,
+        "recall_macro": item,
+        "refusal_rate": float(j.refusal),
+        "invalid_rate": float(j.fuzzy is None),
+        "score": acc,
+    }
+
+
+_INVALID = "<no label>"
+
+
+def macro_prf(items: Sequence[Sequence[Any]]) -> tuple[float, float, float]:
+    """Macro precision, recall and F1 over a task's labels (scikit-learn ``average="macro"``).
+
+    Args:
+        items: ``[gold, prediction or None, task id]`` per sample, all of one task.
+
+    Returns:
+        ``(precision, recall, f1)``, each in [0, 1]; ``(0, 0, 0)`` for no items. Classes are the
+        task's labels (SPEC §2) whether or not they occur; a class with no prediction has
+        precision 0 (``zero_division=0``); ``None`` predictions count as misses of the gold class.
+    """
+    from sklearn.metrics import precision_recall_fscore_support
+
+    if not items:
+        return 0.0, 0.0, 0.0
+    labels = list(get_task(items[0][2]).labels)
+    gold = [g for g, _, _ in items]
+    pred = [p if p is not None else _INVALID for _, p, _ in items]
+    p, r, f, _ = precision_recall_fscore_support(gold, pred, labels=labels, average="macro",
+                                                 zero_division=0)
+    return float(p), float(r), float(f)
+
+
+def agg_precision_macro(items: Sequence[Sequence[Any]]) -> float:
+    """Aggregation for ``precision_macro``: see :func:`macro_prf`."""
+    return macro_prf(items)[0]
+
+
+def agg_recall_macro(items: Sequence[Sequence[Any]]) -> float:
+    """Aggregation for ``recall_macro``: see :func:`macro_prf`."""
+    return macro_prf(items)[1]
+
+
+def agg_f1_macro(items: Sequence[Sequence[Any]]) -> float:
+    """Aggregation for ``f1_macro``: see :func:`macro_prf`."""
+    return macro_prf(items)[2]

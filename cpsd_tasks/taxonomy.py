@@ -1,0 +1,34 @@
+"""Error taxonomy of a scored sample (SPEC.md §4.6, the paper's section 4.2).
+
+One function, :func:`error_class`, decides the class from four facts that every task's judge
+computes anyway, so metrics and the error analysis can never disagree.
+"""
+
+from __future__ import annotations
+
+ERROR_CLASSES: tuple[str, ...] = ("correct", "format", "content", "instruction", "refusal")
+
+
+def error_class(*, strict_correct: bool, lenient_correct: bool, parsed: bool, refused: bool) -> str:
+    """Put one scored sample in its SPEC §4.6 class.
+
+    Args:
+        strict_correct: correct under the strict rule (e.g. ``acc``: output equals the label).
+        lenient_correct: correct under the lenient rule (e.g. ``acc_fuzzy``: label read from text).
+        parsed: an answer of the required kind could be read from the output (a label, a letter
+            set, a JSON list …).
+        refused: the output is a refusal or empty (see :func:`cpsd_tasks.text.is_refusal`); only
+            consulted when nothing could be parsed.
+
+    Returns:
+        ``correct`` (strict-correct), ``format`` (right answer, wrong form), ``content``
+        (well-formed but wrong), ``refusal`` (nothing parsed, refused/empty) or ``instruction``
+        (nothing parsed, no refusal: the output ignored the task).
+    """
+    if strict_correct:
+        return "correct"
+    if lenient_correct:
+        return "format"
+    if parsed:
+        return "content"
+    return "refusal" if refused else "instruction"

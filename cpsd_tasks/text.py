@@ -1,0 +1,148 @@
+"""Text helpers shared by every parser: ``<think>`` removal, normalisation, refusals, labels.
+
+Source: SPEC.md §4 (normalisation and ``<think>`` rules), §4.1 (label reading), §4.6 (refusals).
+All functions are pure, accept ``None`` (a missing model answer) and never raise on model output.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Iterable, Mapping, Optional
+
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+
+# Characters stripped from both ends of an answer: ASCII and CJK punctuation, quotes, brackets,
+# Markdown emphasis/heading marks. After NFKC, full-width ASCII forms are already half-width.
+_EDGE_CHARS = (
+    " \t\r\n\u3000"
+    "\"'`*#_~>-=+|.,;:!?()[]{}<>/\\"
+    "。，、；：！？“”‘’「」『』《》〈〉【】〔〕（）…—·～"
+)
+# A leading answer prefix such as 答案：/ 答： / 回答: / Answer: / 最终答案是 / 结论：
+_PREFIX = re.compile(
+    r"^(?:最终答案|正确答案|答案|回答|结论|结果|分类结果|分类|判断结果|判断|answer|final answer)"
+    r"\s*(?:是|为)?\s*[:：]?\s*|^答\s*[:：]\s*",
+    re.IGNORECASE,
+)
+
+# Refusals: a safety refusal or an inability statement (SPEC §4.1 refusal_rate, §4.6 refusal).
+_REFUSAL = re.compile(
+    r"(抱歉|对不起|很遗憾|作为一个?(?:人工智能|AI|语言模型|大模型)|我(?:无法|不能|没有办法|不便|不可以)"
+    r"|无法(?:回答|提供|协助|完成|处理)|不能(?:回答|提供|协助)|敏感|违反.{0,6}(?:政策|规定|法律)"
+    r"|I(?:'m| am) sorry|I (?:cannot|can't|can not|won't)|as an AI|unable to (?:help|assist|comply))",
+    re.IGNORECASE,
+)
+
+
+def strip_think(text: Optional[str]) -> str:
+    """Remove a reasoning model's ``<think>…</think>`` text (SPEC §4).
+
+    Args:
+        text: raw model output, or ``None`` for a missing answer.
+
+    Returns:
+        The answer part: closed blocks removed; if a ``<think>`` is left unclosed, ``""`` (nothing
+        to score); if a lone ``</think>`` appears, only the text after the last one.
+    """
+    if not text:
+        return ""
+    text = _THINK_BLOCK.sub("", text)
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end():]
+    if _THINK_OPEN.search(text):
+        return ""
+    return text
+
+
+def normalize(text: Optional[str]) -> str:
+    """Normalise an answer or a gold string for comparison (SPEC §4).
+
+    Steps: ``<think>`` removal, Unicode NFKC (full-width to half-width), removal of a leading
+    "答案：/答：/Answer:" style prefix, and stripping of whitespace, punctuation, quotes and Markdown
+    marks (``**``, ``#``) from both ends. Inner text is left as it is.
+
+    Args:
+        text: any string or ``None``.
+
+    Returns:
+        The normalised string; ``""`` for ``None``/empty input.
+    """
+    text = unicodedata.normalize("NFKC", strip_think(text))
+    previous = None
+    while previous != text:
+        previous = text
+        text = text.strip(_EDGE_CHARS)
+        text = _PREFIX.sub("", text, count=1)
+    return text
+
+
+def is_refusal(text: Optional[str]) -> bool:
+    """Say whether an output is a refusal: empty/missing, or a refusal phrase (SPEC §4.1, §4.6).
+
+    Args:
+        text: raw model output (``None`` = missing, e.g. a content-filter block with null content).
+
+    Returns:
+        ``True`` for ``None``, an empty answer after ``<think>`` removal, or a text that contains a
+        refusal phrase ("抱歉，我无法…", "作为一个AI…", "I'm sorry, I cannot…"). Callers that also
+        read a label decide refusal only when no label could be read (so invalid ≥ refusal).
+    """
+    answer = normalize(text)
+    return not answer or bool(_REFUSAL.search(answer))
+
+
+_NEGATIONS = ("不是", "并非", "并不是", "不属于", "不构成", "不算", "不为", "而非", "非")
+
+
+def read_label(text: Optional[str], labels: Iterable[str],
+               aliases: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """Read the one label a free-text answer names (SPEC §4.1 ``acc_fuzzy``).
+
+    Rules: all surface forms (labels and aliases) are searched in the normalised text; where two
+    overlap, the longest wins (so ``非谣言`` is not read as ``谣言``). A mention preceded by a
+    negation ("不是诈骗", "并非谣言", "非诈骗") does not name its label; in a two-label task it names
+    the other label instead. If the remaining mentions name exactly one distinct label, that label
+    is returned; zero or several different labels give ``None``.
+
+    Args:
+        text: raw model output or ``None``.
+        labels: the task's canonical labels.
+        aliases: optional extra surface forms -> canonical label.
+
+    Returns:
+        One canonical label, or ``None`` when no single label can be read.
+    """
+    labels = tuple(labels)
+    forms = {label: label for label in labels}
+    forms.update(aliases or {})
+    answer = normalize(text)
+    if not answer:
+        return None
+    # Longest surface form first; claim character spans so shorter forms inside them are skipped.
+    taken = [False] * len(answer)
+    named: set[str] = set()
+    for form in sorted(forms, key=len, reverse=True):
+        for match in re.finditer(re.escape(form), answer):
+            start, end = match.span()
+            if any(taken[start:end]):
+                continue
+            for i in range(start, end):
+                taken[i] = True
+            label = forms[form]
+            negated = any(answer[:start].endswith(neg) for neg in _NEGATIONS)
+            if negated:
+                if len(labels) == 2:
+                    named.add(labels[1] if label == labels[0] else labels[0])
+                continue
+            named.add(label)
+    return named.pop() if len(named) == 1 else None
+
+
+def strict_label(text: Optional[str], labels: Iterable[str]) -> Optional[str]:
+    """Return the label that the normalised output equals exactly, else ``None`` (SPEC §4.1 ``acc``)."""
+    answer = normalize(text)
+    return answer if answer in set(labels) else None
