@@ -77,6 +77,6 @@ def run_cpsd_eval(tasks: str, base_url: str, out_dir: Path, hf_home: Path,
     samples: dict[str, list[dict]] = {}
     for path in out_dir.rglob("samples_*.jsonl"):
         task = path.name[len("samples_"):].rsplit("_", 1)[0]
-        samples[task] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        samples[task] = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
     return {"results": json.loads(results_files[-1].read_text(encoding="utf-8")), "samples": samples,
             "stdout": proc.stdout, "stderr": proc.stderr}

@@ -1,0 +1,159 @@
+"""Data validation and loading (SPEC §3): every bad-data case raises one clear error."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cpsd_tasks.data import DEMO_DIR, DataError, harness_dataset, load_task_docs, read_jsonl, resolve_data_dir
+from cpsd_tasks.tasks import TASKS
+
+from conftest import SHARED_DATA, needs_shared_data
+
+
+def write(tmp_path: Path, task: str, lines, raw: bytes = None, name: str = "test.jsonl") -> Path:
+    folder = tmp_path / task
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    if raw is None:
+        raw = "\n".join(l if isinstance(l, str) else json.dumps(l, ensure_ascii=False) for l in lines).encode()
+    path.write_bytes(raw)
+    return path
+
+
+GOOD = {"id": "a", "text": "您的快递已到驿站。", "label": "正常"}
+
+
+@pytest.mark.parametrize("lines, message", [
+    ([GOOD, "{bad json"], ":2: field '(line)': expected one JSON object per line, got invalid JSON"),
+    ([GOOD, "[1, 2]"], ":2: field '(line)': expected a JSON object, got list"),
+    ([{"id": "a", "text": "x"}], ":1: field 'label': missing; expected a non-empty string"),
+    ([{"id": "a", "text": "  ", "label": "正常"}], ":1: field 'text': expected a non-empty string, got an empty one"),
+    ([{"id": "a", "text": 5, "label": "正常"}], ":1: field 'text': expected a non-empty string, got int 5"),
+    ([{"id": "a", "text": "x", "label": "骗局"}], ":1: field 'label': expected one of 诈骗/正常, got '骗局'"),
+    ([GOOD, GOOD], ":2: field 'id': duplicate id 'a', first used on line 1"),
+    ([{"text": "x", "label": "正常"}], ":1: field 'id': expected a non-empty string or integer, got None"),
+    ([], ":1: field '(file)': expected at least one sample, got an empty file"),
+])
+def test_bad_classification_data(tmp_path, lines, message):
+    path = write(tmp_path, "fraud_detection", lines)
+    with pytest.raises(DataError) as err:
+        read_jsonl(path, "fraud_detection")
+    assert f"{path}{message}" in str(err.value)
+
+
+def test_not_utf8_names_line_and_byte(tmp_path):
+    raw = json.dumps(GOOD, ensure_ascii=False).encode() + b"\n" + \
+        json.dumps({"id": "b", "text": "诈骗短信", "label": "诈骗"}, ensure_ascii=False).encode("gbk")
+    path = write(tmp_path, "fraud_detection", None, raw=raw)
+    with pytest.raises(DataError, match=r"test.jsonl:2: field '\(line\)': expected UTF-8 text, got byte 0x"):
+        read_jsonl(path, "fraud_detection")
+
+
+def test_missing_file_and_dir(tmp_path):
+    with pytest.raises(DataError, match=r"rumor/test.jsonl: file not found; expected the rumor data"):
+        read_jsonl(tmp_path / "rumor" / "test.jsonl", "rumor")
+    with pytest.raises(DataError, match="data directory from metadata data_dir does not exist"):
+        resolve_data_dir(str(tmp_path / "nope"))
+    with pytest.raises(DataError, match="file not found"):
+        load_task_docs("rumor", str(tmp_path))
+
+
+def test_all_problems_reported_together(tmp_path):
+    path = write(tmp_path, "rumor", [{"id": "1", "text": "", "label": "谣言"}, "oops",
+                                     {"id": "1", "text": "t", "label": "假"}])
+    with pytest.raises(DataError) as err:
+        read_jsonl(path, "rumor")
+    text = str(err.value)
+    assert "invalid rumor data (4 problem(s))" in text
+    assert ":1: field 'text'" in text and ":2: field '(line)'" in text
+    assert ":3: field 'id': duplicate id '1'" in text and ":3: field 'label'" in text
+
+
+def test_bom_crlf_blank_lines_int_ids_extra_fields_accepted(tmp_path):
+    body = '{"id": 1, "text": "您好", "label": "正常", "note": "extra"}\r\n\r\n{"id": 2, "text": "转账", "label": "诈骗"}\r\n'
+    path = write(tmp_path, "fraud_detection", None, raw=b"\xef\xbb\xbf" + body.encode())
+    records = read_jsonl(path, "fraud_detection")
+    assert records == [{"id": "1", "text": "您好", "label": "正常"}, {"id": "2", "text": "转账", "label": "诈骗"}]
+
+
+@pytest.mark.parametrize("task, record, message", [
+    ("drug_ner", {"id": "1", "text": "t", "entities": [{"type": "毒品", "text": "冰毒"}]},
+     "field 'entities[0].type': expected one of 人名/时间/地点/毒品类型/毒品数量, got '毒品'"),
+    ("drug_ner", {"id": "1", "text": "t", "entities": "冰毒"},
+     "field 'entities': expected a list of {type, text} objects, got str"),
+    ("drug_re", {"id": "1", "text": "t", "relations": [{"head": "张某", "relation": "贩卖", "tail": "李某"}]},
+     "field 'relations[0].relation': expected one of 贩卖毒品/贩卖给/持有/非法容留, got '贩卖'"),
+    ("case_reading", {"id": "1", "context": "c", "question": "q", "answer": "对", "qtype": "判断"},
+     "field 'answer': expected one of 是/否/未知, got '对'"),
+    ("case_reading", {"id": "1", "context": "c", "question": "q", "answer": "张某", "qtype": "简答"},
+     "field 'qtype': expected one of 判断/精确/模糊, got '简答'"),
+    ("police_exam", {"id": "1", "question": "q", "options": {"A": "a", "B": "b", "C": "c"}, "answer": "CA",
+                     "qtype": "多选"}, "field 'answer': expected two or more sorted, distinct letters"),
+    ("police_exam", {"id": "1", "question": "q", "options": {"A": "a", "B": "b"}, "answer": "C", "qtype": "单选"},
+     "field 'answer': expected letters among the options AB, got 'C'"),
+    ("police_exam", {"id": "1", "question": "q", "options": {}, "answer": "对", "qtype": "判断"},
+     "field 'answer': expected one of 正确/错误, got '对'"),
+    ("case_summary", {"id": "1", "input": "i"}, "field 'reference': missing"),
+])
+def test_bad_data_other_kinds(tmp_path, task, record, message):
+    path = write(tmp_path, task, [record])
+    with pytest.raises(DataError) as err:
+        read_jsonl(path, task)
+    assert message in str(err.value)
+
+
+def test_demo_is_default_and_marked(monkeypatch):
+    monkeypatch.delenv("CPSD_DATA_DIR", raising=False)
+    assert resolve_data_dir(None) == (DEMO_DIR, True)
+    docs = load_task_docs("sentiment")
+    assert docs["fewshot"] == []
+    assert len(docs["test"]) == 30
+    assert {d["data_source"] for d in docs["test"]} == {"demo"}
+    assert {d["task"] for d in docs["test"]} == {"sentiment"}
+    assert all(d["id"].startswith("demo-") for d in docs["test"])
+
+
+def test_env_var_then_metadata_precedence(tmp_path, monkeypatch):
+    env_dir, meta_dir = tmp_path / "env", tmp_path / "meta"
+    write(env_dir, "rumor", [{"id": "e", "text": "t", "label": "谣言"}])
+    write(meta_dir, "rumor", [{"id": "m", "text": "t", "label": "谣言"}, {"id": "n", "text": "u", "label": "非谣言"}])
+    monkeypatch.setenv("CPSD_DATA_DIR", str(env_dir))
+    assert [d["id"] for d in load_task_docs("rumor")["test"]] == ["e"]
+    ds = harness_dataset(task_id="rumor", data_dir=str(meta_dir), config_source="/x.yaml")
+    assert ds["test"]["id"] == ["m", "n"]
+    assert ds["test"][0]["data_source"] == str(meta_dir / "rumor" / "test.jsonl")
+    assert len(ds["fewshot"]) == 0
+
+
+def test_relative_data_dir_resolves_against_cwd(tmp_path, monkeypatch):
+    write(tmp_path, "rumor", [{"id": "r", "text": "t", "label": "谣言"}])
+    monkeypatch.chdir(tmp_path.parent)
+    assert load_task_docs("rumor", tmp_path.name)["test"][0]["id"] == "r"
+
+
+def test_fewshot_split_and_exam_options_shape(tmp_path):
+    write(tmp_path, "police_exam", [
+        {"id": "1", "question": "q", "options": {"B": "b", "A": "a"}, "answer": "A", "qtype": "单选"},
+        {"id": "2", "question": "q2", "options": {}, "answer": "正确", "qtype": "判断"}])
+    write(tmp_path, "police_exam", [{"id": "f", "question": "q", "options": {}, "answer": "错误", "qtype": "判断"}],
+          name="fewshot.jsonl")
+    ds = harness_dataset(task_id="police_exam", data_dir=str(tmp_path))
+    assert ds["test"][0]["options"] == [{"key": "A", "text": "a"}, {"key": "B", "text": "b"}]
+    assert ds["test"][1]["options"] == []
+    assert ds["fewshot"]["id"] == ["f"]
+
+
+def test_every_demo_file_is_valid():
+    for task in TASKS:
+        path = DEMO_DIR / task / "test.jsonl"
+        if path.exists():
+            assert read_jsonl(path, task)
+
+
+@needs_shared_data
+def test_every_shared_file_is_valid():
+    found = [t for t in TASKS if (SHARED_DATA / t / "test.jsonl").exists()]
+    assert len(found) == 11  # fraud_ner has no public stand-in
+    for task in found:
+        assert len(read_jsonl(SHARED_DATA / task / "test.jsonl", task)) > 0

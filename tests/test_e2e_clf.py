@@ -1,0 +1,78 @@
+"""End to end: the real lm_eval CLI on cpsd_clf against the rule-baseline endpoint (loopback)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cpsd_tasks.data import read_jsonl, DEMO_DIR
+
+from conftest import SHARED_DATA, needs_shared_data, run_cpsd_eval
+
+CLF = ["sentiment", "rumor", "fraud_detection", "incident_classification"]
+METRICS = ["acc", "acc_fuzzy", "f1_macro", "precision_macro", "recall_macro", "refusal_rate", "invalid_rate"]
+
+pytestmark = pytest.mark.e2e
+
+
+def check_run(run, data_dir):
+    results = run["results"]["results"]
+    for task in CLF:
+        row = results[f"cpsd_{task}"]
+        for metric in METRICS + ["score"]:
+            value = row[f"{metric},none"]
+            assert 0.0 <= value <= 1.0, (task, metric, value)
+        assert row["invalid_rate,none"] >= row["refusal_rate,none"]
+        n = len(read_jsonl(data_dir / task / "test.jsonl", task))
+        assert run["results"]["n-samples"][f"cpsd_{task}"]["effective"] == n
+        assert len(run["samples"][f"cpsd_{task}"]) == n
+    assert 0.0 <= results["cpsd_clf"]["acc,none"] <= 1.0
+
+
+def test_clf_on_demo(tmp_path, baseline_url, hf_home):
+    run = run_cpsd_eval("cpsd_clf", baseline_url, tmp_path / "out", hf_home)
+    check_run(run, DEMO_DIR)
+    sample = run["samples"]["cpsd_fraud_detection"][0]
+    assert sample["doc"]["data_source"] == "demo"
+    assert "DEMO data" in run["stderr"]
+    # The rule baseline's answers are exact labels, so strict and fuzzy accuracy agree.
+    row = run["results"]["results"]["cpsd_fraud_detection"]
+    assert row["acc,none"] == row["acc_fuzzy,none"] and row["invalid_rate,none"] == 0.0
+
+
+@needs_shared_data
+def test_clf_on_shared_data(tmp_path, baseline_url, hf_home):
+    run = run_cpsd_eval("cpsd_clf", baseline_url, tmp_path / "out", hf_home, data_dir=SHARED_DATA)
+    check_run(run, SHARED_DATA)
+    assert run["samples"]["cpsd_rumor"][0]["doc"]["data_source"] == str(SHARED_DATA / "rumor" / "test.jsonl")
+
+
+def test_plain_lm_eval_with_include_path(tmp_path, baseline_url, hf_home):
+    path = subprocess.run([sys.executable, "-m", "cpsd_tasks", "path"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    env = dict(os.environ, HF_HOME=str(hf_home), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "-m", "lm_eval", "--include_path", path, "--tasks", "cpsd_rumor", "--limit", "4",
+           "--model", "local-chat-completions", "--model_args", f"base_url={baseline_url},model=baseline",
+           "--apply_chat_template", "--output_path", str(tmp_path / "o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(next((tmp_path / "o").rglob("results_*.json")).read_text())
+    assert results["n-samples"]["cpsd_rumor"]["effective"] == 4
+
+
+def test_bad_data_fails_before_any_request(tmp_path, baseline_server, baseline_url, hf_home):
+    bad = tmp_path / "data" / "rumor"
+    bad.mkdir(parents=True)
+    (bad / "test.jsonl").write_text('{"id": "1", "text": "x", "label": "谣言"}\n{"id": "2", "text": "y", "label": "假"}\n',
+                                    encoding="utf-8")
+    before = baseline_server.requests
+    env = dict(os.environ, HF_HOME=str(hf_home), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "-m", "cpsd_tasks.cli", "--tasks", "cpsd_rumor", "--model", "local-chat-completions",
+           "--model_args", f"base_url={baseline_url},model=baseline", "--apply_chat_template",
+           "--metadata", json.dumps({"data_dir": str(tmp_path / "data")})]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert proc.returncode != 0
+    assert f"{bad / 'test.jsonl'}:2: field 'label': expected one of 谣言/非谣言, got '假'" in proc.stderr
+    assert baseline_server.requests == before

@@ -1,0 +1,95 @@
+"""Normalisation, <think> removal, refusals and the fuzzy/strict label readers (SPEC §4, §4.1)."""
+
+import pytest
+
+from cpsd_tasks.text import is_refusal, normalize, read_label, strict_label, strip_think
+
+SENT = ("积极", "消极", "中性")
+SENT_ALIASES = {"正面": "积极", "负面": "消极", "中立": "中性"}
+RUMOR = ("谣言", "非谣言")
+FRAUD = ("诈骗", "正常")
+INCIDENT = ("盗窃", "电信诈骗", "交通事故", "故意伤害")
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("<think>想一想</think>积极", "积极"),
+    ("<THINK>a\nb</THINK>\n\n消极", "\n\n消极"),
+    ("<think>还在想，没有结束", ""),
+    ("前面的推理</think>中性", "中性"),
+    ("<think>x</think>y</think>z", "z"),
+    (None, ""),
+    ("", ""),
+    ("没有思考标签", "没有思考标签"),
+])
+def test_strip_think(raw, expected):
+    assert strip_think(raw) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("积极", "积极"),
+    ("  积极。\n", "积极"),
+    ("**消极**", "消极"),
+    ("## 中性", "中性"),
+    ("答案：中性", "中性"),
+    ("答：“诈骗”。", "诈骗"),
+    ("Ａｎｓｗｅｒ：积极", "积极"),          # full-width letters and colon -> NFKC
+    ("\u3000「非谣言」\u3000", "非谣言"),      # ideographic spaces, CJK corner quotes
+    ("最终答案是：**正常**", "正常"),
+    ("答案：ＡＣ", "AC"),
+    ("<think>…</think>答案：盗窃", "盗窃"),
+    ("这是一条诈骗短信", "这是一条诈骗短信"),  # inner text untouched
+    (None, ""),
+])
+def test_normalize(raw, expected):
+    assert normalize(raw) == expected
+
+
+@pytest.mark.parametrize("raw, labels, aliases, expected", [
+    ("积极", SENT, None, "积极"),
+    ("这条微博的情感倾向是积极的。", SENT, None, "积极"),
+    ("情感：负面", SENT, SENT_ALIASES, "消极"),
+    ("既有积极的一面，也有消极的一面", SENT, None, None),     # two different labels
+    ("积极" * 5000, SENT, None, "积极"),                      # 10,000 characters, one label
+    ("啊" * 10000 + "中性", SENT, None, "中性"),
+    ("不是消极", SENT, None, None),                           # negation in a 3-label task names nothing
+    ("非谣言", RUMOR, None, "非谣言"),                        # longest label wins
+    ("这条帖子属于非谣言。", RUMOR, None, "非谣言"),
+    ("这是谣言", RUMOR, None, "谣言"),
+    ("这不是谣言", RUMOR, None, "非谣言"),                    # negation names the other label
+    ("并非谣言", RUMOR, None, "非谣言"),
+    ("不是诈骗", FRAUD, None, "正常"),
+    ("非诈骗", FRAUD, None, "正常"),
+    ("这是诈骗短信，不是正常短信", FRAUD, None, "诈骗"),
+    ("诈骗还是正常无法确定", FRAUD, None, None),
+    ("不是盗窃，是故意伤害", INCIDENT, None, "故意伤害"),
+    ("电信诈骗", INCIDENT, None, "电信诈骗"),
+    ("诈骗", INCIDENT, None, None),                           # not a label of this task
+    ("属于交通肇事", INCIDENT, {"交通肇事": "交通事故"}, "交通事故"),
+    ("抱歉，我无法回答。", FRAUD, None, None),
+    ("", FRAUD, None, None),
+    (None, FRAUD, None, None),
+    ("<think>可能是诈骗</think>正常", FRAUD, None, "正常"),
+    ("<think>可能是诈骗", FRAUD, None, None),
+])
+def test_read_label(raw, labels, aliases, expected):
+    assert read_label(raw, labels, aliases) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("诈骗", "诈骗"), ("**诈骗**。", "诈骗"), ("答案：正常", "正常"),
+    ("诈骗短信", None), ("这是诈骗", None), ("", None), (None, None),
+])
+def test_strict_label(raw, expected):
+    assert strict_label(raw, FRAUD) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("抱歉，我无法回答这个问题。", True),
+    ("对不起，该内容涉及敏感信息。", True),
+    ("作为一个AI语言模型，我不能判断。", True),
+    ("I'm sorry, but I cannot help with that.", True),
+    ("", True), (None, True), ("   ", True), ("<think>未结束", True),
+    ("诈骗", False), ("这条短信是正常的", False),
+])
+def test_is_refusal(raw, expected):
+    assert is_refusal(raw) is expected
