@@ -95,7 +95,7 @@ def is_refusal(text: Optional[str]) -> bool:
     return not answer or bool(_REFUSAL.search(answer))
 
 
-_NEGATIONS = ("不是", "并非", "并不是", "不属于", "不构成", "不算", "不为", "而非", "非")
+_NEGATIONS = ("不是", "并非", "不属于", "不构成", "不算", "不为", "而非", "非", "不")
 
 
 def read_label(text: Optional[str], labels: Iterable[str],

@@ -59,6 +59,7 @@ def test_normalize(raw, expected):
     ("并非谣言", RUMOR, None, "非谣言"),
     ("不是诈骗", FRAUD, None, "正常"),
     ("非诈骗", FRAUD, None, "正常"),
+    ("这条短信不正常", FRAUD, None, "诈骗"),
     ("这是诈骗短信，不是正常短信", FRAUD, None, "诈骗"),
     ("诈骗还是正常无法确定", FRAUD, None, None),
     ("不是盗窃，是故意伤害", INCIDENT, None, "故意伤害"),
