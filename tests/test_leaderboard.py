@@ -1,0 +1,540 @@
+"""Leaderboard, bootstrap, plots and error analysis over REAL lm-eval output folders.
+
+Two harness runs on the demo data are made once per module with the real CLI: the rule baseline
+(model ``baseline``) and a loopback "variant" model that answers the baseline's label in five
+deterministic styles (bare label, bare label, label in a sentence, refusal, off-task) so every
+SPEC §4.6 class occurs. Other tables are tested with hand-built results files.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import math
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import zlib
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cpsd_tasks import errors, leaderboard as lb, plots
+from cpsd_tasks.baseline import answer
+from cpsd_tasks.tasks import get_task
+
+from conftest import ROOT, SHARED_DATA, needs_shared_data, run_cpsd_eval
+
+CLF = ("sentiment", "rumor", "fraud_detection", "incident_classification")
+
+
+# --------------------------------------------------------------------------- a second "model"
+
+def variant_answer(prompt: str) -> str:
+    """The baseline's label, in one of five styles chosen by a CRC of the prompt (deterministic)."""
+    label = answer(prompt)
+    style = zlib.crc32(prompt.encode("utf-8")) % 5
+    return [label, label, f"我认为这条属于{label}。", "抱歉，我无法回答这个问题。", "好的，收到。"][style]
+
+
+class _VariantHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def do_POST(self):  # noqa: N802
+        payload = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8"))
+        prompt = [m for m in payload["messages"] if m.get("role") == "user"][-1]["content"]
+        body = json.dumps({"id": "variant", "object": "chat.completion", "created": 0, "model": payload.get("model"),
+                           "choices": [{"index": 0, "finish_reason": "stop",
+                                        "message": {"role": "assistant", "content": variant_answer(prompt)}}],
+                           "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}},
+                          ensure_ascii=False).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def variant_url():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _VariantHandler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/v1/chat/completions"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory, baseline_url, variant_url, hf_home):
+    """Two real harness output folders on the demo data: ``baseline`` and ``variant``."""
+    base = tmp_path_factory.mktemp("lb_runs")
+    variant_args = f"base_url={variant_url},model=variant,num_concurrent=4,max_retries=2"
+    with ThreadPoolExecutor(2) as pool:  # two subprocesses at once: same CPU, half the wall time
+        fa = pool.submit(run_cpsd_eval, "cpsd_clf", baseline_url, base / "out_a", hf_home)
+        fb = pool.submit(run_cpsd_eval, "cpsd_clf", variant_url, base / "out_b", hf_home,
+                         extra=("--model_args", variant_args))
+        a, b = fa.result(), fb.result()
+    return {"a": base / "out_a", "b": base / "out_b", "res_a": a["results"], "res_b": b["results"]}
+
+
+@pytest.fixture(scope="module")
+def rows(two_runs):
+    return lb.build_rows(lb.load_runs([two_runs["a"], two_runs["b"]]), with_paper=True)
+
+
+def md_rows(markdown: str) -> dict[str, list[str]]:
+    """Markdown table lines -> {"<model> | <data>": [cells]}."""
+    out = {}
+    for line in markdown.splitlines():
+        if line.startswith("| ") and not line.startswith("| Model"):
+            cells = [c.strip() for c in line.strip()[1:-1].split(" | ")]
+            out[f"{cells[0]} | {cells[1]}"] = cells[2:]
+    return out
+
+
+# --------------------------------------------------------------------------- loading and tables
+
+def test_runs_loaded_with_names_data_and_values(two_runs, rows):
+    run_rows = [r for r in rows if r.run is not None]
+    assert [(r.name, r.data, r.label) for r in run_rows] == [("baseline", "demo", "baseline (demo)"),
+                                                             ("variant", "demo", "variant (demo)")]
+    for r, res in zip(run_rows, (two_runs["res_a"], two_runs["res_b"])):
+        assert set(r.tasks) == set(CLF)
+        for t in CLF:
+            assert r.value(t, "acc") == res["results"][f"cpsd_{t}"]["acc,none"]
+            assert r.value(t, "f1_macro") == res["results"][f"cpsd_{t}"]["f1_macro,none"]
+            assert r.tasks[t].n == len(r.tasks[t].samples())
+    assert sum(r.is_paper for r in rows) == 14
+
+
+def test_markdown_table3_cells(two_runs, rows):
+    md = lb.to_markdown(lb.TABLES[0], rows, notes=lb.table_notes(rows))
+    cells = md_rows(md)
+    res = two_runs["res_a"]["results"]
+    assert cells["baseline | demo‡"] == [f"{res[f'cpsd_{t}']['acc,none']:.4f}" for t in CLF]
+    assert cells["GPT-4 | published† (private data)"] == ["0.7533", "0.8975", "0.8600", "1.0000"]
+    assert cells["Atom-1B | published† (private data)"] == ["0.0516", "0.0600", "0.4750", "0.0100"]
+    assert list(cells)[:2] == ["baseline | demo‡", "variant | demo‡"]  # runs first, paper after
+    assert lb.PAPER_NOTE in md and lb.DEMO_NOTE in md and "PRIVATE" in md
+    # The demo runs have no IE task: blank cells, not 0.
+    ie = md_rows(lb.to_markdown(lb.TABLES[1], rows))
+    assert ie["variant | demo‡"] == [""] * 9
+    assert ie["GPT-4 | published† (private data)"][:3] == ["0.6721", "0.6352", "0.6295"]
+
+
+def test_csv_round_trip_with_ci(rows):
+    table = lb.TABLES[0]
+    some = [r for r in rows if r.run is not None] + [r for r in rows if r.is_paper][:2]
+    lb.add_cis(some, [table], n_boot=200, seed=7)
+    text = lb.to_csv(table, some, with_ci=True)
+    back = lb.read_csv_table(text)
+    assert [b["model"] for b in back] == [r.name for r in some]
+    assert list(back[0]) == lb.csv_header(table, with_ci=True)
+    for r, b in zip(some, back):
+        assert b["data"] == r.data
+        for c in table.columns:
+            assert b[c.key] == r.value(c.task, c.metric)
+            ci = r.ci.get((c.task, c.metric))
+            assert (b[f"{c.key}.ci_low"], b[f"{c.key}.ci_high"]) == (ci if ci else (None, None))
+    assert back[-1]["source"] == "published (private CPSDBench data)" and back[-1][f"{table.columns[0].key}.ci_low"] is None
+
+
+def test_latex_rendering(rows):
+    tex = lb.to_latex(lb.TABLES[0], rows, notes=lb.table_notes(rows))
+    assert r"\toprule" in tex and r"\bottomrule" in tex and tex.count(r"\midrule") == 2  # header + run|paper
+    assert r"published$^\dagger$ (private data)" in tex and r"demo$^\ddagger$" in tex
+    assert "GPT-4 & published" in tex and "0.7533 & 0.8975 & 0.8600 & 1.0000" in tex
+    assert lb.latex_escape("a_b & 50% #1 {x}") == r"a\_b \& 50\% \#1 \{x\}"
+
+
+# --------------------------------------------------------------------------- uncertainty
+
+def test_bootstrap_ci_contains_point_estimate(rows):
+    for r in (x for x in rows if x.run is not None):
+        for t in CLF:
+            tr = r.tasks[t]
+            for metric, n_boot in (("acc", 1000), ("f1_macro", 100)):
+                _, items = lb.metric_items(tr, metric)
+                fn = lb.aggregation_for(tr, metric)
+                point, lo, hi = lb.bootstrap_ci(items, fn, n_boot, 1234, lb.per_sample_scores(tr, metric, items, fn))
+                assert point == pytest.approx(r.value(t, metric), abs=1e-12)
+                assert lo <= point <= hi, (r.label, t, metric, lo, point, hi)
+                if metric == "acc":
+                    assert lb.cell_ci(tr, metric, n_boot, 1234) == (lo, hi)  # seeded: same again
+    # f1_macro resolves to the task's own aggregation, not a mean.
+    tr = rows[0].tasks["rumor"]
+    assert lb.aggregation_for(tr, "f1_macro").__qualname__ == "agg_f1_macro"
+    assert lb.aggregation_for(tr, "acc") is lb.mean_aggregation
+
+
+def test_bootstrap_by_hand():
+    assert lb.bootstrap_ci([1.0, 1.0, 1.0], n_boot=50) == (1.0, 1.0, 1.0)
+    assert lb.bootstrap_ci([], n_boot=50) is None
+    point, lo, hi = lb.bootstrap_ci([0.0, 1.0] * 50, per_sample=np.array([0.0, 1.0] * 50), n_boot=2000, seed=1)
+    assert point == 0.5 and 0.38 < lo < 0.45 and 0.55 < hi < 0.62  # binomial: 0.5 ± 1.96·0.05
+    with pytest.raises(ValueError):
+        lb.bootstrap_ci([1.0], n_boot=0)
+
+
+def test_paired_test_identical_runs_no_difference(two_runs):
+    twin = lb.build_rows(lb.load_runs([two_runs["a"], two_runs["a"]]))
+    assert [r.name for r in twin] == ["baseline", "baseline (2)"]
+    results = lb.compare_rows(twin[0], twin[1], n_boot=300)
+    assert [r.task for r in results] == list(CLF)
+    for r in results:
+        assert r.delta == 0.0 and r.p == 1.0 and r.better == "identical" and r.ci == (0.0, 0.0)
+    f1 = lb.compare_rows(twin[0], twin[1], metric="f1_macro", n_boot=100)
+    assert all(r.delta == 0.0 and r.p == 1.0 for r in f1)
+
+
+def test_paired_test_baseline_beats_variant(rows):
+    a, b = lb.find_row(rows, "baseline"), lb.find_row(rows, "2")
+    assert b.name == "variant"
+    results = {r.task: r for r in lb.compare_rows(a, b, n_boot=1000)}
+    inc = results["incident_classification"]
+    assert inc.n == 40 and inc.a == a.value("incident_classification", "acc")
+    assert inc.delta == pytest.approx(inc.a - inc.b) and inc.delta > 0.3
+    assert inc.p < 0.01 and inc.better == "baseline (demo)"
+    with pytest.raises(KeyError, match="run rows are"):
+        lb.find_row(rows, "GPT-4")
+
+
+def test_paired_bootstrap_by_hand():
+    a, b, delta, ci, p = lb.paired_bootstrap([1.0] * 4, [0.0] * 4, n_boot=99)
+    assert (a, b, delta, ci) == (1.0, 0.0, 1.0, (1.0, 1.0))
+    assert p == pytest.approx(1 / 100)  # no δ* is as far from δ as δ from 0
+    with pytest.raises(ValueError):
+        lb.paired_bootstrap([1.0], [1.0, 0.0])
+
+
+# --------------------------------------------------------------------------- error taxonomy
+
+LONG = "很长" * 5000 + "结论：谣言"
+HAND_LABELLED = [  # (task, output, gold, class worked out by hand from SPEC §4.1/§4.6)
+    ("rumor", "谣言", "谣言", "correct"),
+    ("rumor", "  **谣言**  ", "谣言", "correct"),
+    ("rumor", "答案：非谣言", "非谣言", "correct"),
+    ("rumor", "【谣言】", "谣言", "correct"),
+    ("rumor", "<think>先想一想……</think>谣言", "谣言", "correct"),
+    ("rumor", "这条微博是谣言，因为内容夸大。", "谣言", "format"),
+    ("rumor", "不是谣言", "非谣言", "format"),
+    ("rumor", LONG, "谣言", "format"),
+    ("rumor", "第一行\u2028第二行：谣言", "谣言", "format"),
+    ("sentiment", "正面", "积极", "format"),
+    ("rumor", "非谣言", "谣言", "content"),
+    ("rumor", "我认为是非谣言。", "谣言", "content"),
+    ("sentiment", "中立", "消极", "content"),
+    ("rumor", "抱歉，我无法回答这个问题。", "谣言", "refusal"),
+    ("rumor", "", "非谣言", "refusal"),
+    ("rumor", None, "谣言", "refusal"),
+    ("rumor", "<think>还在想", "谣言", "refusal"),
+    ("rumor", "今天天气不错。", "谣言", "instruction"),
+    ("rumor", "谣言还是非谣言，很难说", "谣言", "instruction"),
+]
+
+
+def hand_judgements():
+    out = []
+    for task in ("rumor", "sentiment"):
+        samples = [{"doc_id": i, "doc": {"id": f"h-{i}", "text": f"输入{i}\u2028第二行", "label": gold, "task": task},
+                    "filtered_resps": [output], "resps": [[output]], "filter": "none"}
+                   for i, (t, output, gold, _) in enumerate(HAND_LABELLED) if t == task]
+        out += errors.judge_task_samples("hand", "demo", task, samples)
+    return out
+
+
+def test_taxonomy_counts_on_hand_labelled_outputs():
+    js = hand_judgements()
+    expected = Counter((t, cls) for t, _, _, cls in HAND_LABELLED)
+    counts = errors.error_counts(js)
+    for task in ("rumor", "sentiment"):
+        got = counts[("hand", task)]
+        assert {c: n for c, n in got.items() if n} == {c: n for (t, c), n in expected.items() if t == task}
+    assert Counter(j.error_class for j in js) == Counter(
+        {"correct": 5, "format": 5, "content": 3, "refusal": 4, "instruction": 2})
+    by_id = {j.id: j for j in js if j.task == "rumor"}
+    assert by_id["h-6"].prediction == "非谣言"  # "不是谣言" names the other label
+    assert by_id["h-15"].output is None and by_id["h-15"].prediction is None
+
+
+def test_judge_is_the_task_judge_and_agrees_with_logged_acc(rows):
+    from cpsd_tasks.classification import judge
+
+    spec = get_task("rumor")
+    for s in rows[1].tasks["rumor"].samples():
+        cls, gold, pred = errors.judge_sample("rumor", s["doc"], s["filtered_resps"][0])
+        assert cls == judge(s["filtered_resps"][0], gold, spec).error_class
+        assert (cls == "correct") == (s["acc"] == 1.0)
+
+
+def test_variant_run_has_every_error_class(rows):
+    js = errors.judge_rows(rows)
+    classes = Counter(j.error_class for j in js if j.model == "variant (demo)")
+    assert set(classes) == {"correct", "format", "content", "refusal", "instruction"}
+    assert not any(j.model == "baseline (demo)" and j.error_class in ("refusal", "instruction") for j in js)
+
+
+def test_mistakes_export_utf8_readable(tmp_path):
+    js = hand_judgements()
+    paths = errors.write_mistakes(js, tmp_path)
+    assert [p.name for p in paths] == ["mistakes.csv", "mistakes.jsonl", "error_counts.csv"]
+    with paths[0].open(encoding="utf-8-sig", newline="") as f:
+        recs = list(csv.DictReader(f))
+    assert len(recs) == sum(j.error_class != "correct" for j in js) == 14
+    assert recs[0]["task"] == "rumor" and recs[0]["error_class"] == "format" and recs[0]["gold"] == "谣言"
+    raw = paths[1].read_text(encoding="utf-8")
+    assert "\\u" not in raw and "这条微博是谣言" in raw and "\u2028" in raw
+    lines = [json.loads(x) for x in raw.split("\n") if x.strip()]
+    assert len(lines) == 14 and lines[0]["input"] == "输入5 第二行"  # excerpt collapses U+2028
+    assert max(len(x["input"]) for x in lines) <= errors.EXCERPT_CHARS + 1
+    counts = list(csv.DictReader(paths[2].open(encoding="utf-8")))
+    assert counts[0] == {"model": "hand", "task": "rumor", "correct": "5", "format": "4", "content": "2",
+                         "instruction": "2", "refusal": "4", "total": "17"}
+
+
+def test_generation_and_missing_judges_are_skipped(caplog, monkeypatch):
+    caplog.set_level(logging.INFO, logger="cpsd_tasks.errors")
+    assert errors.judge_task_samples("m", "demo", "case_summary", [{"doc": {"input": "x", "reference": "y"}}]) == []
+    assert "case_summary skipped (no per-sample error taxonomy" in caplog.text
+
+    def missing(doc, output, options):
+        raise ImportError("No module named 'cpsd_tasks.ie'")
+
+    monkeypatch.setitem(errors.JUDGES, "ner", missing)
+    sample = {"doc": {"id": "n1", "text": "x", "entities": [], "task": "drug_ner"}, "filtered_resps": ["[]"]}
+    assert errors.judge_task_samples("m", "demo", "drug_ner", [sample]) == []
+    assert "drug_ner skipped for m (judge unavailable: ImportError" in caplog.text
+
+
+def test_qa_and_ie_adapters_use_the_task_judges():
+    from cpsd_tasks import qa
+
+    opts = [{"key": "A", "text": "拘留"}, {"key": "B", "text": "逮捕"}, {"key": "C", "text": "取保候审"}]
+    exam = {"id": "e1", "task": "police_exam", "qtype": "多选", "answer": "AC", "options": opts, "question": "下列哪些是强制措施？"}
+    for out in ("AC", "A、C", "答案：A和C，因为……", "B", "抱歉，我无法回答", None, "今天天气不错"):
+        cls, gold, pred = errors.judge_sample("police_exam", exam, out)
+        j = qa.judge_exam(out, "AC", "多选", opts)
+        assert (cls, gold, pred) == (j.error_class, "AC", j.prediction)
+    reading = {"id": "r1", "task": "case_reading", "qtype": "模糊", "answer": "北京市朝阳区", "context": "……",
+               "question": "案发地点在哪里？"}
+    for out in ("北京市朝阳区", "在北京市朝阳区的一家超市里，时间是晚上", "上海", ""):
+        cls, _, _ = errors.judge_sample("case_reading", reading, out, {"tau_qa": 0.6})
+        assert cls == qa.judge_reading(out, "北京市朝阳区", "模糊", 0.6).error_class
+    assert errors.input_text(exam) == "下列哪些是强制措施？ A. 拘留 B. 逮捕 C. 取保候审"
+    ie = pytest.importorskip("cpsd_tasks.ie")
+    doc = {"id": "n1", "task": "drug_ner", "text": "张三贩卖海洛因。", "entities": [{"type": "人名", "text": "张三"}]}
+    for out in ('[{"type": "人名", "text": "张三"}]', "[]", "抱歉", None):
+        cls, gold, pred = errors.judge_sample("drug_ner", doc, out, {"alpha": 0.5, "tau": 0.8})
+        assert cls == ie.judge(doc, out, 0.5, 0.8).error_class
+        assert json.loads(gold) == [{"type": "人名", "text": "张三"}]
+
+
+def test_qa_per_type_ci_uses_the_task_aggregation(tmp_path):
+    recs = []
+    for i, (qtype, ok) in enumerate([("判断", 1.0), ("判断", 0.0), ("精确", 1.0), ("模糊", 1.0), ("判断", 1.0)]):
+        recs.append({"doc_id": i, "doc": {"id": f"q{i}", "task": "case_reading", "qtype": qtype, "answer": "是",
+                                          "context": "c", "question": "q", "data_source": "demo"},
+                     "filter": "none", "filtered_resps": ["是"], "total": ok,
+                     "acc_judge": [qtype, ok] if qtype == "判断" else None})
+    write_results(tmp_path / "qa", {"cpsd_case_reading": {"acc_judge,none": 2 / 3, "total,none": 0.8}}, {"model": "q"},
+                  samples={"cpsd_case_reading": recs})
+    (row,) = lb.build_rows(lb.load_runs([tmp_path / "qa"]))
+    tr = row.tasks["case_reading"]
+    fn = lb.aggregation_for(tr, "acc_judge")
+    assert fn.__module__ == "cpsd_tasks.qa" and fn(lb.metric_items(tr, "acc_judge")[1]) == pytest.approx(2 / 3)
+    lo, hi = lb.cell_ci(tr, "acc_judge", n_boot=300)
+    assert 0.0 <= lo <= 2 / 3 <= hi <= 1.0
+    assert lb.aggregation_for(tr, "total") is lb.mean_aggregation  # from the task's YAML (no metric_list logged)
+
+
+# --------------------------------------------------------------------------- hand-built results
+
+def write_results(folder: Path, results: dict, model_args, samples: dict | None = None, metadata=None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    ts = "2026-01-01T00-00-00.000001"
+    configs = {t: {"metadata": dict(metadata or {})} for t in results}
+    (folder / f"results_{ts}.json").write_text(json.dumps(
+        {"results": results, "configs": configs, "config": {"model": "hf", "model_args": model_args, "limit": None},
+         "n-samples": {t: {"original": 2, "effective": 2} for t in results}}, ensure_ascii=False), encoding="utf-8")
+    for task, recs in (samples or {}).items():
+        (folder / f"samples_{task}_{ts}.jsonl").write_text(
+            "\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_hand_built_ie_qa_tg_rows(tmp_path):
+    write_results(tmp_path / "m1", {
+        "cpsd_drug_ner": {"precision,none": 0.5, "recall,none": "N/A", "f1,none": float("nan"),
+                          "f1_stderr,none": "N/A"},
+        "cpsd_case_reading": {"acc_judge,none": 5 / 7, "acc_exact,none": 0.25, "total,none": 0.6},
+        "cpsd_case_summary": {"bertscore_f1,none": float("nan"), "bleu_char,none": 0.1},
+        "cpsd_ie": {"f1,none": 0.9},  # a group row: ignored
+    }, "pretrained=/models/qwen-7b/,dtype=float32", metadata={"data_dir": "/data/cpsd"})
+    write_results(tmp_path / "m2", {"cpsd_rumor": {"acc,none": 0.75}}, {"model": "Qwen/Qwen2-7B-Instruct"})
+    runs = lb.load_runs([tmp_path])
+    assert [r.name for r in runs] == ["qwen-7b", "Qwen/Qwen2-7B-Instruct"]
+    rows = lb.build_rows(runs)
+    assert [(r.name, r.data) for r in rows] == [("qwen-7b", "/data/cpsd"), ("Qwen/Qwen2-7B-Instruct", "unknown")]
+    t4 = md_rows(lb.to_markdown(lb.TABLES[1], rows))
+    assert t4["qwen-7b | /data/cpsd"] == ["0.5000", "", ""] + [""] * 6
+    t5 = md_rows(lb.to_markdown(lb.TABLES[2], rows))
+    assert t5["qwen-7b | /data/cpsd"] == ["0.7143", "0.2500", "", "0.6000", "", "", "", ""]
+    t6 = md_rows(lb.to_markdown(lb.TABLES[3], rows))
+    assert t6["qwen-7b | /data/cpsd"] == ["", "0.1000", "", "", "", "", ""]
+    assert t6["Qwen/Qwen2-7B-Instruct | unknown§"] == [""] * 7
+    assert lb.dimension_scores(rows[0]) == {"CLF acc": None, "IE F1": None, "QA total": 0.6, "TG BERTScore F1": None}
+    assert lb.dimension_scores(rows[1])["CLF acc"] == 0.75
+    assert lb.UNKNOWN_NOTE in "\n".join(lb.table_notes(rows))
+    # CSV keeps blanks blank.
+    back = lb.read_csv_table(lb.to_csv(lb.TABLES[1], rows))
+    assert back[0]["drug_ner.precision"] == 0.5 and back[0]["drug_ner.recall"] is None and back[0]["drug_ner.f1"] is None
+
+
+def test_demo_and_real_rows_are_never_merged(two_runs, tmp_path):
+    copy = tmp_path / "out_a"
+    shutil.copytree(two_runs["a"], copy)
+    path = next(copy.rglob("samples_cpsd_rumor_*.jsonl"))
+    recs = lb.read_jsonl_lines(path)
+    for r in recs:
+        r["doc"]["data_source"] = "/srv/cpsd/rumor/test.jsonl"
+        r["doc"]["id"] = r["doc"]["id"].replace("demo-", "real-")
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + "\n", encoding="utf-8")
+    rows = lb.build_rows(lb.load_runs([copy], names=["mine"]))
+    assert [(r.name, r.data, sorted(r.tasks)) for r in rows] == [
+        ("mine [cpsd]", "/srv/cpsd", ["rumor"]),
+        ("mine", "demo", ["fraud_detection", "incident_classification", "sentiment"])]
+    cells = md_rows(lb.to_markdown(lb.TABLES[0], rows))
+    assert cells["mine [cpsd] | /srv/cpsd"][0] == "" and cells["mine [cpsd] | /srv/cpsd"][1] != ""
+    assert cells["mine | demo‡"][1] == ""
+
+
+def test_small_helpers():
+    assert [lb.to_number(v) for v in (0.5, "0.25", "N/A", None, float("nan"), True, [1])] == \
+        [0.5, 0.25, None, None, None, None, None]
+    assert lb.model_name({"config": {"model_args": "pretrained=./ckpt/llama,dtype=bf16"}}, "x") == "llama"
+    assert lb.model_name({"config": {"model_args": {}}, "model_name": "m"}, "x") == "m"
+    assert lb.model_name({}, "folder") == "folder"
+    assert [t.number for t in lb.select_tables("clf,tg")] == [3, 6, 7, 8]
+    assert [t.number for t in lb.select_tables("5,table4_ie")] == [4, 5]
+    with pytest.raises(ValueError, match="unknown table"):
+        lb.select_tables("9")
+    assert lb.fmt(None) == "" and lb.fmt(0.0) == "0.0000"
+
+
+@needs_shared_data
+def test_shipped_paper_reference_matches_source():
+    src = json.loads((SHARED_DATA.parent / "reference" / "paper_results.json").read_text(encoding="utf-8"))
+    assert lb.convert_paper_reference(src) == lb.paper_reference()
+    ref = lb.paper_reference()
+    assert len(ref["models"]) == 14 and "PRIVATE" in ref["note"] and ref["source"] == src["source"]
+    for model in ref["models"].values():  # SPEC §4.3: Total = (70 judge + 70 exact + 60 fuzzy) / 200
+        cr = model["case_reading"]
+        assert abs(cr["total"] - (70 * cr["acc_judge"] + 70 * cr["acc_exact"] + 60 * cr["acc_fuzzy"]) / 200) < 0.003
+
+
+# --------------------------------------------------------------------------- plots
+
+def check_files(paths, stems):
+    names = sorted(p.name for p in paths)
+    assert names == sorted(f"{s}.{ext}" for s in stems for ext in ("png", "svg"))
+    for p in paths:
+        assert p.stat().st_size > 1000, p
+        head = p.read_bytes()[:8]
+        assert head.startswith(b"\x89PNG") if p.suffix == ".png" else b"<?xml" in head
+
+
+@pytest.mark.parametrize("font", ["auto", "none"])
+def test_plots_written_with_and_without_cjk_font(rows, tmp_path, monkeypatch, font):
+    if font == "none":
+        monkeypatch.setenv(plots.FONT_ENV, "none")
+    else:
+        monkeypatch.delenv(plots.FONT_ENV, raising=False)
+    plots.reset_font_cache()
+    try:
+        if font == "none":
+            assert not plots.use_cjk() and plots.label_text("非谣言") == "non-rumor"
+            assert plots.safe("文心一言", "model 3") == "model 3" and plots.safe("Qwen (通义)") == "Qwen"
+        paths = plots.make_all(rows, tmp_path / "fig")
+    finally:
+        plots.reset_font_cache()
+    check_files(paths, ["radar", "error_types", "strict_vs_fuzzy", "label_distribution"])
+    assert not (tmp_path / "fig" / "ie_f1_by_length.png").exists()  # no IE samples: skipped cleanly
+
+
+def test_ie_f1_by_length_from_hand_built_samples(tmp_path):
+    def rec(i, n_chars, f1):
+        return {"doc_id": i, "doc": {"id": f"x-{i}", "text": "字" * n_chars, "entities": [], "task": "drug_ner",
+                                     "data_source": "/d/drug_ner/test.jsonl"},
+                "filter": "none", "filtered_resps": ["[]"], "f1": f1, "precision": f1, "recall": f1}
+    write_results(tmp_path / "ie", {"cpsd_drug_ner": {"f1,none": 0.625, "precision,none": 0.625, "recall,none": 0.625}},
+                  {"model": "ie-model"},
+                  samples={"cpsd_drug_ner": [rec(0, 50, 1.0), rec(1, 99, 0.5), rec(2, 150, 0.0), rec(3, 900, 1.0)]})
+    rows = lb.build_rows(lb.load_runs([tmp_path / "ie"]))
+    data = plots.ie_f1_by_length(rows)
+    pts = data["drug_ner"]["ie-model"]
+    assert [n for _, n in pts] == [2, 1, 0, 0, 1]
+    assert pts[0][0] == 0.75 and pts[1][0] == 0.0 and math.isnan(pts[2][0]) and pts[4][0] == 1.0
+    assert plots.bucket_labels() == ["0–99", "100–199", "200–399", "400–799", "800+"]
+    plots._style()
+    check_files(plots.plot_ie_f1_by_length(rows, tmp_path / "fig"), ["ie_f1_by_length"])
+    radar = plots.plot_radar(rows, tmp_path / "fig")  # only the IE dimension: no crash
+    check_files(radar, ["radar"])
+
+
+# --------------------------------------------------------------------------- command line
+
+def test_cli_one_command(two_runs, tmp_path):
+    out = tmp_path / "report"
+    env = dict(os.environ, CPSD_PLOT_FONT="none")
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "leaderboard.py"), str(two_runs["a"]),
+                           str(two_runs["b"]), "--with-paper", "--ci", "--bootstrap", "200",
+                           "--compare", "baseline", "variant", "--out", str(out)],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "### Table 3" in proc.stdout and "### Table 8" in proc.stdout
+    assert "| GPT-4 | published† (private data) | 0.7533 |" in proc.stdout
+    assert "### Paired bootstrap test: baseline (demo) (A) vs variant (demo) (B)" in proc.stdout
+    names = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    expected = {f"{t.id}.csv" for t in lb.TABLES} | {"leaderboard.md", "leaderboard.tex",
+                                                     "compare_baseline_demo_vs_variant_demo.md",
+                                                     "compare_baseline_demo_vs_variant_demo.csv",
+                                                     "errors/mistakes.csv", "errors/mistakes.jsonl",
+                                                     "errors/error_counts.csv"}
+    expected |= {f"figures/{s}.{e}" for s in ("radar", "error_types", "strict_vs_fuzzy", "label_distribution")
+                 for e in ("png", "svg")}
+    assert names == expected
+    assert all((out / n).stat().st_size > 0 for n in names)
+    assert "![radar](figures/radar.png)" in (out / "leaderboard.md").read_text(encoding="utf-8")
+    back = lb.read_csv_table((out / "table3_clf.csv").read_text(encoding="utf-8"))
+    assert back[0]["model"] == "baseline" and back[0]["rumor.acc.ci_low"] <= back[0]["rumor.acc"] <= back[0]["rumor.acc.ci_high"]
+    cmp = list(csv.DictReader((out / "compare_baseline_demo_vs_variant_demo.csv").open(encoding="utf-8")))
+    assert [c["task"] for c in cmp] == list(CLF)
+
+
+def test_cli_errors_are_clean(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "leaderboard.py"), str(tmp_path / "nope")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "no such file or folder" in proc.stderr and "Traceback" not in proc.stderr
+
+
+if __name__ == "__main__":
+    # Serve the variant model by hand (for trying the leaderboard on real data):
+    #   python tests/test_leaderboard.py [PORT]
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    server = ThreadingHTTPServer(("127.0.0.1", port), _VariantHandler)
+    print(f"variant model listening on http://127.0.0.1:{server.server_port}/v1/chat/completions", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
