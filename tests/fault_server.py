@@ -191,7 +191,7 @@ def _completion(content: Optional[str], payload: dict[str, Any], finish: str = "
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     }
-    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+    return json.dumps(body).encode("ascii")  # \u escapes: a lone surrogate goes out as JSON allows
 
 
 class _QuietServer(ThreadingHTTPServer):

@@ -15,6 +15,9 @@ What lm-eval 0.4.13's ``local-chat-completions`` does with each (found here, doc
   (``LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER``) and our metrics score it as a refusal and invalid.
 * A 200 answer without ``choices`` is not retried either: the harness logs "Could not parse
   generations" and scores ``""``. Our metrics count it as a refusal/invalid, never dropped.
+* An answer with a lone surrogate escape (``"\\ud800"``) is scored, but the harness's sample writer
+  fails at it: that task's samples file keeps only the samples before it (WARNING "Could not save
+  sample results", exit code 0).
 * ``--use_cache`` writes every answer to SQLite as it arrives (blocking commit), so a killed run
   loses at most the requests in flight; with ``num_concurrent=1`` a null answer is *not* cached
   and is asked again on resume. The cache key is the prompt and generation kwargs, not the model.
@@ -207,6 +210,45 @@ def test_faults_within_retries_via_api_then_null_scored(server, hf_home, monkeyp
     assert len(nulls) == 1 and nulls[0]["resps"] == [[""]] and nulls[0]["refusal_rate"] == 1.0
     row = res["results"]["cpsd_rumor"]
     assert row["refusal_rate,none"] == pytest.approx(1 / 8) and row["invalid_rate,none"] == pytest.approx(1 / 8)
+
+
+# --------------------------------------------------------------------------- lone surrogate in an answer
+
+def test_lone_surrogate_answer_is_scored_but_the_harness_drops_the_sample_log(server, hf_home, tmp_path,
+                                                                            monkeypatch, caplog):
+    """A JSON answer may carry a lone surrogate escape ("\\ud800"). Our metrics score it; lm-eval's
+    sample writer (strict UTF-8) then fails at that sample: the task's samples file keeps only the
+    samples before it, with a WARNING "Could not save sample results" and exit code 0 (harness
+    behaviour, documented)."""
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
+
+    import cpsd_tasks
+
+    monkeypatch.setenv("HF_HOME", str(hf_home))
+    bad_text = read_jsonl(DEMO_DIR / "rumor" / "test.jsonl", "rumor")[2]["text"]
+    srv = server(content=lambda prompt: answer(prompt) + ("\ud800" if bad_text in prompt else ""))
+    res = simple_evaluate(model="local-chat-completions",
+                          model_args={"base_url": srv.url, "model": "fault", "num_concurrent": 2},
+                          tasks=["cpsd_rumor"], task_manager=cpsd_tasks.task_manager(), apply_chat_template=True,
+                          limit=4, bootstrap_iters=0, log_samples=True)
+    samples = res["samples"]["cpsd_rumor"]
+    assert [s["doc_id"] for s in samples] == [0, 1, 2, 3]
+    assert [s["resps"][0][0].endswith("\ud800") for s in samples] == [False, False, True, False]
+    row = res["results"]["cpsd_rumor"]
+    expected = [process_results(s["doc"], [s["resps"][0][0]]) for s in samples]
+    assert expected[2]["acc"] == 0.0 and expected[2]["invalid_rate"] == 0.0  # the label is still read
+    for metric in ("acc", "acc_fuzzy", "invalid_rate"):
+        assert row[f"{metric},none"] == pytest.approx(sum(e[metric] for e in expected) / 4)
+    caplog.set_level("INFO", logger="lm_eval.loggers.evaluation_tracker")
+    tracker = EvaluationTracker(output_path=str(tmp_path / "out"))
+    tracker.general_config_tracker.model_name_sanitized = "fault"
+    tracker.date_id = "now"  # set by save_results_aggregated in a CLI run
+    tracker.save_results_samples(task_name="cpsd_rumor", samples=samples)
+    (written,) = list((tmp_path / "out").rglob("samples_cpsd_rumor_*.jsonl"))
+    kept = [json.loads(line)["doc_id"] for line in written.read_text(encoding="utf-8").splitlines()]
+    assert kept == [0, 1]  # the samples from the bad one on are lost
+    assert "Could not save sample results" in caplog.text and "surrogates not allowed" in caplog.text
 
 
 # --------------------------------------------------------------------------- cache: one per model
