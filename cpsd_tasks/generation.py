@@ -48,14 +48,13 @@ import logging
 import math
 import os
 import time
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from cpsd_tasks.options import get_option
 from cpsd_tasks.tasks import get_task
-from cpsd_tasks.text import strip_think
+from cpsd_tasks.text import answer_text, strip_think
 
 log = logging.getLogger("cpsd_tasks.generation")
 
@@ -85,7 +84,7 @@ def clean(text: Optional[str]) -> str:
     Returns:
         The cleaned text, ``""`` when nothing is left (e.g. an unclosed ``<think>``).
     """
-    return unicodedata.normalize("NFKC", strip_think(text)).strip()
+    return answer_text(text).strip()
 
 
 def char_tokens(text: str) -> list[str]:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -36,7 +35,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from cpsd_tasks.options import get_option
 from cpsd_tasks.taxonomy import error_class
 from cpsd_tasks.tasks import get_task
-from cpsd_tasks.text import is_refusal, normalize, strip_think
+from cpsd_tasks.text import answer_text, is_refusal, normalize
 
 #: Defaults of the mix weight α and the fuzzy threshold τ (SPEC §4.2).
 DEFAULT_ALPHA = 0.5
@@ -382,7 +381,7 @@ def parse_output(output: Optional[str], task_id: str) -> Parsed:
         KeyError: unknown task id.
     """
     spec = get_task(task_id)
-    text = unicodedata.normalize("NFKC", strip_think(output))
+    text = answer_text(output)
     if not text.strip():
         return Parsed((), False)
     if norm_text(text) in _NONE_ANSWERS:

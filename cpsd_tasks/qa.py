@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
@@ -43,7 +42,7 @@ from rapidfuzz.distance import Levenshtein
 from cpsd_tasks.options import get_option
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, get_task
 from cpsd_tasks.taxonomy import error_class
-from cpsd_tasks.text import is_refusal, normalize, read_label, strip_think
+from cpsd_tasks.text import answer_text, is_refusal, normalize, read_label
 
 # --------------------------------------------------------------------------- judgement labels
 
@@ -181,7 +180,7 @@ def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
 
 def _clean(output: Optional[str]) -> str:
     """``<think>`` removed, NFKC (full-width letters → ASCII), Markdown emphasis ``*`` dropped."""
-    return _squeeze(unicodedata.normalize("NFKC", strip_think(output)).replace("*", ""))
+    return _squeeze(answer_text(output).replace("*", ""))
 
 
 def extract_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str]) -> Optional[frozenset[str]]:

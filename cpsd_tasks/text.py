@@ -58,6 +58,15 @@ def strip_think(text: Optional[str]) -> str:
     return text
 
 
+def answer_text(text: Optional[str]) -> str:
+    """The answer part of an output, Unicode NFKC-folded: :func:`strip_think`, then NFKC.
+
+    Full-width letters, digits and punctuation become their ASCII forms (SPEC §4); nothing is
+    stripped. Returns ``""`` for ``None``, empty output or an unclosed ``<think>``.
+    """
+    return unicodedata.normalize("NFKC", strip_think(text))
+
+
 def normalize(text: Optional[str]) -> str:
     """Normalise an answer or a gold string for comparison (SPEC §4).
 
@@ -71,7 +80,7 @@ def normalize(text: Optional[str]) -> str:
     Returns:
         The normalised string; ``""`` for ``None``/empty input.
     """
-    text = unicodedata.normalize("NFKC", strip_think(text))
+    text = answer_text(text)
     previous = None
     while previous != text:
         previous = text
