@@ -115,6 +115,9 @@ def _last_user_text(payload: dict[str, Any]) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # http.server writes headers and body in two sends: with Nagle's algorithm on, the body waits
+    # for the client's delayed ACK (~40 ms on Linux) and every answer looks 40 ms slower.
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt: str, *args: Any) -> None:
         pass
@@ -134,7 +137,10 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         payload = json.loads(self.rfile.read(length).decode("utf-8"))
         prompt = _last_user_text(payload)
+        started = time.monotonic()
         with fs.lock:
+            if fs.first_request_at is None:
+                fs.first_request_at = started
             fs.requests += 1
             fs.attempts[prompt] += 1
             attempt = fs.attempts[prompt]
@@ -179,6 +185,8 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             with fs.lock:
                 fs.in_flight -= 1
+                fs.last_response_at = time.monotonic()
+                fs.busy += fs.last_response_at - started
 
     def do_GET(self) -> None:  # noqa: N802
         self._send(200, json.dumps({"object": "list", "data": [{"id": "fault", "object": "model"}]}).encode())
@@ -198,6 +206,9 @@ class _QuietServer(ThreadingHTTPServer):
     """Counts handler errors (a client that gave up, our own resets) instead of printing them."""
 
     errors = 0
+    # socketserver's default backlog is 5: a client opening 16 connections at once gets some SYNs
+    # dropped and retried by the kernel after 1 s, which would show as harness latency.
+    request_queue_size = 128
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         self.errors += 1
@@ -217,6 +228,8 @@ class FaultServer:
         requests: chat requests received; ``served_ok``: 200 answers with content or null content;
         attempts: Counter of requests per prompt; actions: Counter of actions taken;
         prompts: ``{action: set of prompts that got it at least once}``;
+        first_request_at / last_response_at: ``time.monotonic()`` of the first request received and
+        of the last response finished (``None`` before any); busy: summed handling seconds.
         max_in_flight: the largest number of requests in progress at once.
     """
 
@@ -225,6 +238,9 @@ class FaultServer:
         self.plan, self.delay, self.hang, self.content = plan, delay, hang, content
         self.lock = threading.Lock()
         self.requests = self.served_ok = self.in_flight = self.max_in_flight = 0
+        self.first_request_at: Optional[float] = None
+        self.last_response_at: Optional[float] = None
+        self.busy = 0.0
         self.attempts: Counter[str] = Counter()
         self.actions: Counter[str] = Counter()
         self.prompts: defaultdict[str, set[str]] = defaultdict(set)
@@ -239,6 +255,8 @@ class FaultServer:
         """Zero every counter (the plan's attempt counts too)."""
         with self.lock:
             self.requests = self.served_ok = self.max_in_flight = 0
+            self.first_request_at = self.last_response_at = None
+            self.busy = 0.0
             self.attempts.clear()
             self.actions.clear()
             self.prompts.clear()

@@ -1,0 +1,555 @@
+#!/usr/bin/env python
+"""Benchmark of the plugin's own cost (issue 8): prints a table and writes JSON.
+
+    python scripts/bench.py                       # everything, ~3–6 min on 2 cores
+    python scripts/bench.py --parts scoring,loading --json /tmp/bench.json
+    python scripts/bench.py --bertscore tiny      # a tiny random BERT only (fast)
+
+Parts (``--parts``, comma-separated; default all):
+
+* ``scoring`` — parsing + metrics (each task's ``process_results`` and the aggregations named in
+  its YAML, loaded through the harness's TaskManager) for all twelve tasks at the paper's sizes
+  (3,150 samples, :attr:`cpsd_tasks.tasks.TaskSpec.paper_size`), without BERTScore. Docs are
+  resampled (seeded) from the stand-in data (``--data-dir``, default ``../shared/data`` beside the
+  checkout, demo data for a task it lacks) and model outputs are varied: the gold answer, the rule
+  baseline's answer, prose around the answer, a ``<think>`` block, a Markdown fence, a refusal, an
+  empty answer and a half answer. Target: ≤ 2 s in all. Also times one pathological 100,000-
+  character output per task kind.
+* ``bertscore`` — BERTScore F1 of the three generation tasks at paper size (350 pairs), reported
+  separately: with a real local model if ``--bertscore-model``/``$CPSD_BERTSCORE_MODEL`` names one,
+  else with *random* local BERTs built on the spot (no download): ``tiny`` (2 layers, hidden 32)
+  and ``base-random`` (bert-base-chinese's shape: 12 layers of which bert-score uses 8, hidden
+  768 — the compute of the real model, meaningless values).
+* ``overhead`` — a full run of every task through the real ``cpsd-eval`` CLI (lm_eval) on the
+  stand-in data against a loopback endpoint that answers at once (the rule baseline), BERTScore
+  off: total wall time against the request phase measured at the server, with the phases before
+  the first request and after the last answer; peak RSS of the CLI process (target ≤ 1 GiB).
+* ``latency`` — the endpoint sleeps 50 ms per request; ``cpsd_clf`` on the stand-in data with
+  ``--limit`` (480 requests by default), ``num_concurrent`` 1, 8 and 16: request-phase wall time
+  against the bound ``requests × 0.05 s / concurrency`` (target ≤ 1.3× at 16).
+* ``loading`` — in a fresh interpreter: importing lm_eval, indexing tasks (with and without the
+  harness's ~15k built-in tasks, which the CLI always indexes) and building every ``--tasks cpsd``
+  task on the stand-in data; peak RSS of that process.
+
+Every CLI run goes to 127.0.0.1 only; nothing is downloaded. The machine's load from other
+processes changes the figures: the JSON records ``os.getloadavg()`` at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # fault_server: the loopback endpoint the tests use too
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+GROUPS = ("cpsd_clf", "cpsd_ie", "cpsd_qa", "cpsd_tg")
+PARTS = ("scoring", "bertscore", "overhead", "latency", "loading")
+GIB = 1024 ** 3
+
+
+# --------------------------------------------------------------------------- helpers
+
+def rss_now_peak() -> int:
+    """Peak RSS of this process so far, in bytes (``VmHWM`` of /proc/self/status)."""
+    return vm_hwm(Path("/proc/self/status").read_text())
+
+
+def vm_hwm(status: str) -> int:
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # not Linux: best effort
+
+
+#: Runs a module or a script and writes its own peak RSS (VmHWM) to $CPSD_BENCH_RSS at exit. A
+#: child's ru_maxrss is no use here: Linux carries the parent's high-water mark over fork+exec.
+_RSS_WRAPPER = (
+    "import atexit, os, runpy, sys\n"
+    "def _rss():\n"
+    "    with open('/proc/self/status') as f, open(os.environ['CPSD_BENCH_RSS'], 'w') as out:\n"
+    "        out.write(next(l for l in f if l.startswith('VmHWM:')).split()[1])\n"
+    "atexit.register(_rss)\n"
+    "target = sys.argv[1]; sys.argv = sys.argv[1:]\n"
+    "runpy.run_module(target[2:], run_name='__main__', alter_sys=True) if target.startswith('-m') "
+    "else exec(compile(target, '<bench>', 'exec'), {'__name__': '__main__'})\n"
+)
+
+
+def run_child(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float = 1800) -> dict[str, Any]:
+    """Run ``[python, "-m", module, *args]`` or ``[python, "-c", code, *args]``.
+
+    Returns:
+        ``rc``, ``wall`` seconds, ``started``/``ended`` (monotonic), ``maxrss`` (the child's own
+        peak RSS in bytes, or ``None`` if it could not be read), ``stdout`` and ``stderr``.
+    """
+    assert cmd[1] in ("-m", "-c"), cmd
+    target = "-m" + cmd[2] if cmd[1] == "-m" else cmd[2]
+    rss_file = Path(tempfile.mkstemp(prefix="rss-", dir=cwd)[1])
+    env = dict(env, CPSD_BENCH_RSS=str(rss_file))
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out, tempfile.TemporaryFile("w+", encoding="utf-8") as err:
+        started = time.monotonic()
+        proc = subprocess.Popen([cmd[0], "-c", _RSS_WRAPPER, target, *cmd[3:]], stdout=out, stderr=err, env=env,
+                                cwd=cwd, text=True)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        ended = time.monotonic()
+        out.seek(0)
+        err.seek(0)
+        text = rss_file.read_text().strip()
+        return {"rc": proc.returncode, "wall": ended - started, "started": started, "ended": ended,
+                "maxrss": int(text) * 1024 if text else None, "stdout": out.read(), "stderr": err.read()}
+
+
+def stand_in_dir(data_dir: Optional[Path], workdir: Path) -> tuple[Path, dict[str, str]]:
+    """A data folder with every task: the stand-in file where there is one, else the demo file.
+
+    Files are symlinked (nothing is copied). Returns the folder and ``{task: "stand-in"|"demo"}``.
+    """
+    from cpsd_tasks.data import DEMO_DIR
+    from cpsd_tasks.tasks import TASKS
+
+    folder = workdir / "data"
+    source = {}
+    for task in TASKS:
+        (folder / task).mkdir(parents=True, exist_ok=True)
+        real = data_dir / task / "test.jsonl" if data_dir else None
+        if real is not None and real.is_file():
+            target, source[task] = real, "stand-in"
+        else:
+            target, source[task] = DEMO_DIR / task / "test.jsonl", "demo"
+        link = folder / task / "test.jsonl"
+        if not link.exists():
+            link.symlink_to(target)
+    return folder, source
+
+
+def cli_env(hf_home: Path) -> dict[str, str]:
+    env = dict(os.environ, HF_HOME=str(hf_home), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1",
+               TOKENIZERS_PARALLELISM="false")
+    env.pop("CPSD_DATA_DIR", None)
+    return env
+
+
+def task_selection(tm) -> tuple[str, list[str]]:
+    """``--tasks`` value for all twelve tasks: ``cpsd`` if the group holds them all, else the groups."""
+    from cpsd_tasks.tasks import TASKS
+
+    names = sorted(t.harness_name for t in TASKS.values())
+    try:
+        if sorted(tm.load(["cpsd"])["tasks"]) == names:
+            return "cpsd", names
+    except Exception:  # noqa: BLE001 - a group still being written: fall back
+        pass
+    groups = [g for g in GROUPS if g in tm.all_groups]
+    covered = set()
+    for g in groups:
+        covered |= set(tm.load([g])["tasks"])
+    if sorted(covered) == names:
+        return ",".join(groups), names
+    return ",".join(names), names
+
+
+# --------------------------------------------------------------------------- model outputs
+
+def varied_outputs(task, doc: dict, i: int) -> str:
+    """One of eight kinds of model output for ``doc`` (cycled by ``i``)."""
+    from cpsd_tasks.baseline import UnknownPrompt, answer
+
+    gold = str(task.doc_to_target(doc))
+    kind = i % 8
+    if kind == 0:
+        return gold
+    if kind == 1:
+        try:
+            return answer(task.doc_to_text(doc))
+        except UnknownPrompt:
+            return gold
+    if kind == 2:
+        return f"根据材料分析，答案是：{gold}。理由：材料中的事实与这一判断相符，其他选项均不符合题意。"
+    if kind == 3:
+        return "<think>" + "先梳理案情，再逐项核对。" * 20 + "</think>\n" + gold
+    if kind == 4:
+        return f"```json\n{gold}\n```"
+    if kind == 5:
+        return "抱歉，我无法回答这个问题。"
+    if kind == 6:
+        return ""
+    return gold[: max(1, len(gold) // 2)]
+
+
+def paper_docs(task, size: int, seed: int = 0) -> list[dict]:
+    """``size`` docs resampled (seeded) from the task's test docs: each doc once, then at random."""
+    docs = list(task.test_docs())
+    rng = random.Random(seed)
+    out = list(docs[:size])
+    while len(out) < size:
+        out.append(rng.choice(docs))
+    rng.shuffle(out)
+    return out
+
+
+def score_task(task, docs: list[dict], outputs: list[Optional[str]],
+               skip: tuple[str, ...] = ()) -> tuple[float, dict[str, Any]]:
+    """Time process_results over all samples plus every aggregation; returns (seconds, values)."""
+    aggregations = task.aggregation()
+    started = time.perf_counter()
+    per_metric: dict[str, list] = {}
+    for doc, output in zip(docs, outputs):
+        for metric, value in task.process_results(doc, [output]).items():
+            per_metric.setdefault(metric, []).append(value)
+    values = {m: aggregations[m](items) for m, items in per_metric.items() if m not in skip}
+    return time.perf_counter() - started, values
+
+
+# --------------------------------------------------------------------------- parts
+
+def part_scoring(ctx: dict[str, Any]) -> dict[str, Any]:
+    import cpsd_tasks
+    from cpsd_tasks.tasks import TASKS
+
+    tm = cpsd_tasks.task_manager(metadata={"bertscore_model": "none", "data_dir": str(ctx["data"])})
+    names = [s.harness_name for s in TASKS.values()]
+    t0 = time.perf_counter()
+    tasks = tm.load(names)["tasks"]
+    build = time.perf_counter() - t0
+    # Warm-up: first calls import scikit-learn, load jieba's dictionary, compile regexes. A real run
+    # pays these once too; they are reported apart from the per-sample cost.
+    t0 = time.perf_counter()
+    for name in names:
+        task = tasks[name]
+        doc = list(task.test_docs())[0]
+        score_task(task, [doc, doc], [varied_outputs(task, doc, 0), varied_outputs(task, doc, 2)])
+    warmup = time.perf_counter() - t0
+    rows, total, n_total = [], 0.0, 0
+    for spec in TASKS.values():
+        task = tasks[spec.harness_name]
+        docs = paper_docs(task, spec.paper_size)
+        outputs = [varied_outputs(task, d, i) for i, d in enumerate(docs)]
+        seconds, values = score_task(task, docs, outputs)
+        total += seconds
+        n_total += len(docs)
+        primary = values.get(spec.primary_metric)
+        rows.append({"task": spec.harness_name, "samples": len(docs), "seconds": seconds,
+                     "samples_per_s": len(docs) / seconds if seconds else math.inf,
+                     "source": ctx["sources"][spec.id],
+                     spec.primary_metric: primary if isinstance(primary, (int, float)) else None})
+    # Prompts are not parse+metrics, but a run pays for them too: the harness renders each doc's
+    # Jinja doc_to_text, compiling the template anew every time (lm_eval.utils.apply_template).
+    t0 = time.perf_counter()
+    n_prompts = 0
+    for spec in TASKS.values():
+        task = tasks[spec.harness_name]
+        for doc in paper_docs(task, spec.paper_size):
+            task.doc_to_text(doc)
+            n_prompts += 1
+    prompts = time.perf_counter() - t0
+    worst = []
+    for kind in ("classification", "ner", "re", "reading", "exam", "generation"):
+        spec = next(s for s in TASKS.values() if s.kind == kind)
+        task = tasks[spec.harness_name]
+        doc = list(task.test_docs())[0]
+        for label, text in (("100k prose", "这是一段很长的输出。" * 10_000), ("100k one char", "呃" * 100_000)):
+            seconds, _ = score_task(task, [doc], [text])
+            worst.append({"task": spec.harness_name, "output": label, "seconds": seconds})
+    return {"build_seconds": build, "warmup_seconds": warmup, "prompt_seconds": prompts, "prompts": n_prompts, "tasks": rows, "total_seconds": total,
+            "samples": n_total, "samples_per_s": n_total / total, "peak_rss_bytes": rss_now_peak(),
+            "pathological": worst, "target_seconds": 2.0}
+
+
+def build_bert(out: Path, texts: list[str], shape: str) -> Path:
+    """A random BERT + character BertTokenizer saved to ``out`` (no download)."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    chars = sorted({ch for t in texts for ch in t if not ch.isspace() and not 0xD800 <= ord(ch) <= 0xDFFF})
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars]
+    if shape == "base-random":  # bert-base-chinese: 21,128 tokens, 12 layers, hidden 768
+        vocab += [f"[unused{i}]" for i in range(max(0, 21128 - len(vocab)))]
+        config = BertConfig(vocab_size=len(vocab))
+    else:
+        config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                            intermediate_size=64, max_position_embeddings=512)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    torch.manual_seed(0)
+    BertModel(config).eval().save_pretrained(out)
+    BertTokenizer(str(out / "vocab.txt"), do_lower_case=False, model_max_length=512).save_pretrained(out)
+    return out
+
+
+def part_bertscore(ctx: dict[str, Any]) -> dict[str, Any]:
+    import cpsd_tasks
+    from cpsd_tasks.tasks import TASKS
+
+    tg = [s for s in TASKS.values() if s.kind == "generation"]
+    models: list[tuple[str, str, int]] = []
+    real = ctx["args"].bertscore_model or os.environ.get("CPSD_BERTSCORE_MODEL")
+    if real:
+        models.append(("real: " + real, real, ctx["args"].bertscore_layers))
+    else:
+        probe_tm = cpsd_tasks.task_manager(metadata={"bertscore_model": "none", "data_dir": str(ctx["data"])})
+        probe = probe_tm.load([s.harness_name for s in tg])["tasks"]
+        texts = [t for s in tg for d in probe[s.harness_name].test_docs() for t in (d["input"], d["reference"])]
+        texts.append("根据材料分析，答案是理由事实判断相符选项均不符合题意先梳理案情再逐项核对抱歉我无法回答这个问题")
+        for shape in ctx["args"].bertscore.split(","):
+            if shape in ("tiny", "base-random"):
+                path = build_bert(ctx["work"] / f"bert-{shape}", texts, shape)
+                models.append((f"{shape} (random weights, local)", str(path), 2 if shape == "tiny" else 8))
+    rows = []
+    rss_before = rss_now_peak()
+    for label, model, layers in models:
+        tm = cpsd_tasks.task_manager(metadata={"bertscore_model": model, "bertscore_num_layers": layers,
+                                               "data_dir": str(ctx["data"])})
+        tasks = tm.load([s.harness_name for s in tg])["tasks"]
+        total, n, values = 0.0, 0, {}
+        load_seconds = None
+        for spec in tg:
+            task = tasks[spec.harness_name]
+            docs = paper_docs(task, spec.paper_size)
+            outputs = [varied_outputs(task, d, i) for i, d in enumerate(docs)]
+            items = [task.process_results(d, [o])["bertscore_f1"] for d, o in zip(docs, outputs)]
+            agg = task.aggregation()["bertscore_f1"]
+            started = time.perf_counter()
+            values[spec.harness_name] = agg(items)
+            seconds = time.perf_counter() - started
+            if load_seconds is None:  # the first call also loads the model
+                load_seconds = seconds
+            total += seconds
+            n += len(items)
+        rows.append({"model": label, "layers": layers, "pairs": n, "seconds": total,
+                     "pairs_per_s": n / total if total else math.inf, "first_task_seconds_incl_load": load_seconds,
+                     "bertscore_f1": values, "peak_rss_bytes": rss_now_peak()})
+    return {"rows": rows, "peak_rss_before_bytes": rss_before,
+            "note": None if real else "no real BERT model given: random local BERTs (timing only; values meaningless)"}
+
+
+def run_eval(ctx: dict[str, Any], tasks: str, server, concurrency: int, extra: tuple[str, ...] = (),
+             metadata: Optional[dict[str, Any]] = None, log_samples: bool = True) -> dict[str, Any]:
+    out = Path(tempfile.mkdtemp(dir=ctx["work"], prefix="run-"))
+    meta = {"data_dir": str(ctx["data"]), "bertscore_model": "none", **(metadata or {})}
+    cmd = [sys.executable, "-m", "cpsd_tasks.cli", "--model", "local-chat-completions",
+           "--model_args", f"base_url={server.url},model=bench,num_concurrent={concurrency},max_retries=3",
+           "--apply_chat_template", "--tasks", tasks, "--output_path", str(out),
+           "--metadata", json.dumps(meta), *extra]
+    if log_samples:
+        cmd.append("--log_samples")
+    server.reset_counts()
+    res = run_child(cmd, cli_env(ctx["hf_home"]), cwd=ctx["work"])
+    if res["rc"] != 0:
+        raise RuntimeError(f"cpsd-eval failed ({res['rc']}):\n{res['stderr'][-3000:]}")
+    res["requests"] = server.requests
+    res["first_request"] = server.first_request_at - res["started"]
+    res["request_phase"] = server.last_response_at - server.first_request_at
+    res["after_last_response"] = res["ended"] - server.last_response_at
+    res["server_busy"] = server.busy
+    res["max_in_flight"] = server.max_in_flight
+    return res
+
+
+def part_overhead(ctx: dict[str, Any]) -> dict[str, Any]:
+    from fault_server import FaultServer
+
+    with FaultServer() as server:
+        res = run_eval(ctx, ctx["tasks_arg"], server, concurrency=ctx["args"].overhead_concurrency)
+    return {"tasks_arg": ctx["tasks_arg"], "requests": res["requests"], "num_concurrent": ctx["args"].overhead_concurrency,
+            "wall_seconds": res["wall"], "before_first_request_seconds": res["first_request"],
+            "request_phase_seconds": res["request_phase"], "after_last_response_seconds": res["after_last_response"],
+            "server_busy_seconds": res["server_busy"],
+            "overhead_ratio": res["wall"] / res["request_phase"], "peak_rss_bytes": res["maxrss"],
+            "target_rss_bytes": GIB}
+
+
+def part_latency(ctx: dict[str, Any]) -> dict[str, Any]:
+    from fault_server import FaultServer
+
+    limit = ctx["args"].latency_requests // 4
+    rows = []
+    with FaultServer(delay=0.05) as server:
+        for concurrency in (1, 8, 16):
+            res = run_eval(ctx, "cpsd_clf", server, concurrency, extra=("--limit", str(limit)), log_samples=False)
+            bound = res["requests"] * 0.05 / concurrency
+            rows.append({"num_concurrent": concurrency, "requests": res["requests"], "bound_seconds": bound,
+                         "request_phase_seconds": res["request_phase"], "ratio": res["request_phase"] / bound,
+                         "max_in_flight": res["max_in_flight"], "cli_wall_seconds": res["wall"],
+                         "peak_rss_bytes": res["maxrss"]})
+    return {"rows": rows, "delay_seconds": 0.05, "target_ratio_at_16": 1.3}
+
+
+LOADING_SCRIPT = r"""
+import json, os, sys, time
+t0 = time.perf_counter()
+import lm_eval
+from lm_eval.tasks import TaskManager
+import cpsd_tasks
+t_import = time.perf_counter() - t0
+meta = json.loads(sys.argv[1])
+out = {"import_seconds": t_import}
+for defaults in (False, True):
+    t0 = time.perf_counter()
+    tm = TaskManager(include_path=str(cpsd_tasks.YAML_DIR), include_defaults=defaults, metadata=meta)
+    index = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    loaded = tm.load(sys.argv[2].split(","))
+    build = time.perf_counter() - t0
+    out["defaults" if defaults else "plugin_only"] = {"index_seconds": index, "build_seconds": build,
+                                                      "tasks": len(loaded["tasks"])}
+print(json.dumps(out))
+"""
+
+
+def part_loading(ctx: dict[str, Any]) -> dict[str, Any]:
+    meta = json.dumps({"data_dir": str(ctx["data"]), "bertscore_model": "none"})
+    res = run_child([sys.executable, "-c", LOADING_SCRIPT, meta, ctx["tasks_arg"]], cli_env(ctx["hf_home"]),
+                    cwd=ctx["work"])
+    if res["rc"] != 0:
+        raise RuntimeError(res["stderr"][-3000:])
+    data = json.loads(res["stdout"].strip().splitlines()[-1])
+    data["peak_rss_bytes"] = res["maxrss"]
+    data["tasks_arg"] = ctx["tasks_arg"]
+    data["process_wall_seconds"] = res["wall"]
+    return data
+
+
+# --------------------------------------------------------------------------- report
+
+def fmt_mib(n: Optional[float]) -> str:
+    return "—" if n is None else f"{n / 2 ** 20:.0f} MiB"
+
+
+def table(results: dict[str, Any]) -> str:
+    rows: list[tuple[str, str, str, str]] = []
+
+    def add(measure: str, value: str, target: str = "", ok: Optional[bool] = None) -> None:
+        rows.append((measure, value, target, "" if ok is None else ("ok" if ok else "MISSED")))
+
+    s = results.get("scoring")
+    if s:
+        add(f"scoring, {s['samples']} samples, 12 tasks, no BERTScore", f"{s['total_seconds']:.2f} s "
+            f"({s['samples_per_s']:.0f} samples/s)", "≤ 2 s", s["total_seconds"] <= 2.0)
+        for r in s["tasks"]:
+            add(f"  {r['task']} ({r['samples']}, {r['source']})", f"{r['seconds']:.3f} s ({r['samples_per_s']:.0f}/s)")
+        add("  one-off warm-up (imports, jieba dictionary)", f"{s['warmup_seconds']:.2f} s")
+        add("  task build in-process (12 tasks, stand-in data)", f"{s['build_seconds']:.2f} s")
+        add(f"  prompts: harness doc_to_text (Jinja) for {s['prompts']} docs", f"{s['prompt_seconds']:.2f} s")
+        for w in s["pathological"]:
+            add(f"  one {w['output']} output, {w['task']}", f"{w['seconds']:.2f} s")
+        add("peak RSS, scoring process (no BERTScore)", fmt_mib(s["peak_rss_bytes"]), "≤ 1 GiB",
+            s["peak_rss_bytes"] <= GIB)
+    b = results.get("bertscore")
+    if b:
+        for r in b["rows"]:
+            add(f"BERTScore, {r['pairs']} pairs, {r['model']}, layer {r['layers']}",
+                f"{r['seconds']:.1f} s ({r['pairs_per_s']:.1f} pairs/s)")
+            add(f"  peak RSS after it", fmt_mib(r["peak_rss_bytes"]))
+    o = results.get("overhead")
+    if o:
+        add(f"full run ({o['tasks_arg']}), {o['requests']} requests, instant endpoint, c={o['num_concurrent']}",
+            f"{o['wall_seconds']:.1f} s wall")
+        add("  before first request (imports, task index, build, prompts)", f"{o['before_first_request_seconds']:.1f} s")
+        add("  request phase (pure request time)", f"{o['request_phase_seconds']:.1f} s "
+            f"(server busy {o['server_busy_seconds']:.1f} s)")
+        add("  after last answer (scoring, aggregation, writing logs)", f"{o['after_last_response_seconds']:.1f} s")
+        add("  overhead ratio: wall / request phase", f"{o['overhead_ratio']:.1f}×")
+        add("  peak RSS of the CLI process (no BERTScore)", fmt_mib(o["peak_rss_bytes"]), "≤ 1 GiB",
+            None if o["peak_rss_bytes"] is None else o["peak_rss_bytes"] <= GIB)
+    lat = results.get("latency")
+    if lat:
+        for r in lat["rows"]:
+            is16 = r["num_concurrent"] == 16
+            add(f"latency 50 ms, c={r['num_concurrent']}, {r['requests']} requests",
+                f"{r['request_phase_seconds']:.2f} s vs bound {r['bound_seconds']:.2f} s = {r['ratio']:.2f}×",
+                "≤ 1.3×" if is16 else "", (r["ratio"] <= 1.3) if is16 else None)
+    ld = results.get("loading")
+    if ld:
+        add(f"task loading --tasks {ld['tasks_arg']}: import lm_eval + cpsd_tasks", f"{ld['import_seconds']:.2f} s")
+        add("  index, plugin only (Python API) / with built-ins (CLI)",
+            f"{ld['plugin_only']['index_seconds']:.2f} s / {ld['defaults']['index_seconds']:.2f} s")
+        add(f"  build {ld['plugin_only']['tasks']} tasks (data validation, Arrow)",
+            f"{ld['plugin_only']['build_seconds']:.2f} s / {ld['defaults']['build_seconds']:.2f} s")
+        add("  peak RSS of the loading process", fmt_mib(ld["peak_rss_bytes"]))
+    w = [max(len(r[i]) for r in rows + [("measure", "value", "target", "status")]) for i in range(4)]
+    lines = ["| " + " | ".join(h.ljust(w[i]) for i, h in enumerate(("measure", "value", "target", "status"))) + " |",
+             "|" + "|".join("-" * (x + 2) for x in w) + "|"]
+    lines += ["| " + " | ".join(c.ljust(w[i]) for i, c in enumerate(r)) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
+    parser.add_argument("--json", default="bench_results.json", help="where to write the JSON (default ./bench_results.json)")
+    parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "data"),
+                        help="stand-in data folder (demo data for tasks it lacks)")
+    parser.add_argument("--bertscore", default="tiny,base-random",
+                        help="random BERTs to time when no real model is given: tiny, base-random (comma-separated)")
+    parser.add_argument("--bertscore-model", default=None, help="a real local BERT folder (e.g. bert-base-chinese)")
+    parser.add_argument("--bertscore-layers", type=int, default=8, help="layer for --bertscore-model (default 8)")
+    parser.add_argument("--latency-requests", type=int, default=480, help="requests per latency run (default 480)")
+    parser.add_argument("--overhead-concurrency", type=int, default=8, help="num_concurrent of the full run (default 8)")
+    args = parser.parse_args(argv)
+    parts = [p for p in args.parts.split(",") if p]
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
+
+    import logging
+
+    logging.getLogger("cpsd_tasks").setLevel(logging.CRITICAL)  # "BERTScore switched off" ×12
+    logging.getLogger("lm_eval").setLevel(logging.ERROR)
+    logging.getLogger("jieba").setLevel(logging.ERROR)
+
+    with tempfile.TemporaryDirectory(prefix="cpsd-bench-") as tmp:
+        work = Path(tmp)
+        hf_home = work / "hf_home"
+        os.environ["HF_HOME"] = str(hf_home)
+        data_dir = Path(args.data_dir) if args.data_dir and Path(args.data_dir).is_dir() else None
+        data, sources = stand_in_dir(data_dir, work)
+        import cpsd_tasks
+
+        tasks_arg, _ = task_selection(cpsd_tasks.task_manager(metadata={"bertscore_model": "none",
+                                                                          "data_dir": str(data)}))
+        ctx = {"args": args, "work": work, "hf_home": hf_home, "data": data, "sources": sources,
+               "tasks_arg": tasks_arg}
+        results: dict[str, Any] = {
+            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+                        "loadavg_start": os.getloadavg()},
+            "data_dir": str(data_dir) if data_dir else None, "sources": sources,
+        }
+        funcs: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "scoring": part_scoring, "bertscore": part_bertscore, "overhead": part_overhead,
+            "latency": part_latency, "loading": part_loading}
+        for part in PARTS:  # fixed order: scoring first, so its RSS is measured before BERTScore
+            if part in parts:
+                print(f"[bench] {part} …", file=sys.stderr, flush=True)
+                started = time.perf_counter()
+                results[part] = funcs[part](ctx)
+                results[part]["part_seconds"] = time.perf_counter() - started
+        results["machine"]["loadavg_end"] = os.getloadavg()
+    text = table(results)
+    print(text)
+    Path(args.json).write_text(json.dumps(results, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    print(f"\nJSON: {Path(args.json).resolve()}  (load average {results['machine']['loadavg_start'][0]:.1f} → "
+          f"{results['machine']['loadavg_end'][0]:.1f} on {os.cpu_count()} cores)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
