@@ -74,17 +74,12 @@ MAY_BE_NAN = {"bertscore_f1", "score@generation", "acc_judge", "acc_exact", "acc
 
 
 @pytest.fixture(scope="module")
-def tasks(hf_home_module):
-    os.environ["HF_HOME"] = str(hf_home_module)
+def tasks():
+    """All twelve tasks built by the harness from their YAMLs (demo data, BERTScore off)."""
     tm = cpsd_tasks.task_manager(metadata={"bertscore_model": "none"})
     built = tm.load(NAMES)["tasks"]
     assert sorted(built) == sorted(NAMES), "every task of SPEC §2 must build from its YAML"
     return built
-
-
-@pytest.fixture(scope="module")
-def hf_home_module(tmp_path_factory):
-    return tmp_path_factory.mktemp("hf_home_outputs")
 
 
 def demo_docs(task) -> list[dict]:
@@ -236,9 +231,8 @@ def build_tiny_bert(out: Path) -> Path:
     return out
 
 
-def test_bertscore_scores_odd_outputs_with_a_local_model(tmp_path, hf_home_module):
+def test_bertscore_scores_odd_outputs_with_a_local_model(tmp_path):
     """Emoji, NUL, HTML, 100k characters … through a real (tiny, random) BERTScore: a number, not NaN."""
-    os.environ["HF_HOME"] = str(hf_home_module)
     model = build_tiny_bert(tmp_path / "tiny_bert")
     tm = cpsd_tasks.task_manager(metadata={"bertscore_model": str(model), "bertscore_num_layers": 2})
     task = tm.load(["cpsd_case_report"])["tasks"]["cpsd_case_report"]
