@@ -25,6 +25,7 @@ What lm-eval 0.4.13's ``local-chat-completions`` does with each (found here, doc
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -84,6 +85,12 @@ def n_demo(task: str) -> int:
 
 @pytest.fixture
 def server():
+    """Factory of fault servers, stopped after the test.
+
+    At teardown the garbage collector runs while pytest still captures output: when a harness run
+    fails, lm-eval leaves the other failed request tasks and their tqdm bar unreferenced, and they
+    would otherwise print "Task exception was never retrieved" tracebacks after pytest's summary.
+    """
     servers = []
 
     def make(**kwargs) -> FaultServer:
@@ -93,6 +100,7 @@ def server():
     yield make
     for s in servers:
         s.stop()
+    gc.collect()
 
 
 # --------------------------------------------------------------------------- CLI: faults retried
