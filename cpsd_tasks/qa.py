@@ -105,6 +105,10 @@ def read_judgement(output: Optional[str], labels: Sequence[str],
     5. the same rule over the first clause alone (a leading answer followed by an explanation that
        mentions the other label).
 
+    In rules 4 and 5 a label counts only when a form of two or more characters names it: a
+    one-character label (是, 否) inside a sentence is part of an ordinary word ("这是一个难题"), so
+    it is read only as the whole answer, a declaration or the first clause.
+
     Args:
         output: raw model output (``None`` = missing answer).
         labels: the canonical labels, e.g. :data:`~cpsd_tasks.tasks.READING_JUDGE_LABELS`.
@@ -133,10 +137,20 @@ def read_judgement(output: Optional[str], labels: Sequence[str],
     lead = normalize(_CLAUSE_END.split(answer, maxsplit=1)[0])
     if lead in whole_forms:
         return whole_forms[lead], False
-    hidden = _NOT_LABELS.sub("〇", answer)
-    label = read_label(hidden, labels, aliases)
+    # Rules 4-5 search inside sentences, where a one-character label is part of ordinary words
+    # (这是, 但是): a label counts only when a form of two or more characters names it.
+    anywhere = [label for label in labels if len(label) > 1]
+    anywhere_aliases = {form: label for form, label in aliases.items() if len(form) > 1}
+
+    def read_inside(text: str) -> Optional[str]:
+        label = read_label(text, labels, aliases)
+        if label is not None and read_label(text, anywhere, anywhere_aliases) != label:
+            return None
+        return label
+
+    label = read_inside(_NOT_LABELS.sub("〇", answer))
     if label is None:
-        label = read_label(_NOT_LABELS.sub("〇", lead), labels, aliases)
+        label = read_inside(_NOT_LABELS.sub("〇", lead))
     return label, False
 
 

@@ -97,7 +97,9 @@ E = (EXAM_TF_LABELS, qa.EXAM_TF_ALIASES, qa.EXAM_TF_SHORT)
     ("有，王某当时在场", "是", False),
     ("<think>应该是否</think>是", "是", True),
     ("抱歉，我无法回答", None, False), ("", None, False), (None, None, False), ("<think>是", None, False),
-    ("王某可能是主犯，也可能不是", "是", False),        # a hedge: the first clause decides
+    ("王某可能是主犯，也可能不是", None, False),       # a hedge naming both: unreadable
+    ("我认为这是一个难题，需要更多信息。", None, False),  # 是 inside 这是 is no answer
+    ("材料中没有提及，无法确定", "未知", False),
     ("是或否都说得通，很难判断", None, False),          # the first clause names both: unreadable
 ])
 def test_read_reading_judgement(output, expected, strict):
