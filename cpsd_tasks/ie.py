@@ -27,6 +27,7 @@ pooled over documents, then the α mix), ``f1_<type>`` per type or relation (poo
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -697,7 +698,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         Per-sample values. Floats in [0, 1] (aggregated by ``mean``): ``precision``, ``recall``,
         ``f1``, ``f1_exact``, ``f1_fuzzy``, ``invalid_rate`` (0/1), ``score`` (= ``f1``), and the
         constants ``alpha``, ``tau``. Count items ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]``
-        (aggregated by :func:`agg_f1_pooled`): ``f1_micro`` (whole document) and ``f1_<type>`` for
+        (aggregated by :func:`agg_f1_pooled` and :func:`agg_f1_type`): ``f1_micro`` (whole document) and ``f1_<type>`` for
         each of the task's types/relations (SPEC §2 labels).
     """
     spec = get_task(doc["task"])
@@ -736,3 +737,18 @@ def agg_f1_pooled(items: Sequence[Sequence[float]]) -> float:
         return 0.0
     total = Counts(*(int(sum(it[k] for it in items)) for k in range(4)))
     return doc_scores(total, float(items[0][4])).f1
+
+
+def agg_f1_type(items: Sequence[Sequence[float]]) -> float:
+    """Aggregation of ``f1_<type>``: as :func:`agg_f1_pooled`, but ``NaN`` (not measured) when the
+    type occurs in neither the gold nor the predictions of the whole run.
+
+    Args:
+        items: ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]`` per document.
+
+    Returns:
+        F1 in [0, 1], or ``NaN`` when the type was never seen (a perfect 1.0 would be unearned).
+    """
+    if not any(it[2] or it[3] for it in items):
+        return math.nan
+    return agg_f1_pooled(items)
