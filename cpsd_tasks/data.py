@@ -12,7 +12,9 @@ of every file is validated before the harness builds a single request; all probl
 ``<file>:<line>: field '<name>': expected …, got …``.
 
 Accepted on input and documented: a UTF-8 byte-order mark, CRLF line ends, blank lines (they are
-not samples), integer ids (turned into strings), and extra fields (ignored). Every doc handed to
+not samples), integer ids (turned into strings), and extra fields, also inside entities and
+relations (ignored). A lone surrogate (a broken ``\\u`` escape such as ``\\ud800``) in any text is
+an error. Every doc handed to
 the harness carries two added fields: ``task`` (the task id) and ``data_source`` (``"demo"`` or the
 absolute path of the file), so a sample log always says where its doc came from.
 """
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, TaskSpec, get_task
+from cpsd_tasks.text import LONE_SURROGATE
 
 log = logging.getLogger("cpsd_tasks")
 
@@ -76,17 +79,27 @@ class _Problems:
         self.items.append(f"{self.path}:{line}: field '{field}': {message}")
 
 
+def _string_problem(value: Any) -> Optional[str]:
+    """What is wrong with a value that should be a non-empty string, or ``None``."""
+    if not isinstance(value, str):
+        return f"expected a non-empty string, got {type(value).__name__} {value!r:.40}"
+    if not value.strip():
+        return "expected a non-empty string, got an empty one"
+    bad = LONE_SURROGATE.search(value)
+    if bad:
+        return (f"expected valid Unicode text, got a lone surrogate \\u{ord(bad.group()):04x} at "
+                f"character {bad.start() + 1} (a broken \\u escape)")
+    return None
+
+
 def _text(rec: dict, key: str, line: int, probs: _Problems) -> bool:
-    value = rec.get(key)
     if key not in rec:
         probs.add(line, key, "missing; expected a non-empty string")
-    elif not isinstance(value, str):
-        probs.add(line, key, f"expected a non-empty string, got {type(value).__name__} {value!r:.40}")
-    elif not value.strip():
-        probs.add(line, key, "expected a non-empty string, got an empty one")
-    else:
-        return True
-    return False
+        return False
+    problem = _string_problem(rec[key])
+    if problem:
+        probs.add(line, key, problem)
+    return problem is None
 
 
 def _one_of(rec: dict, key: str, allowed: tuple[str, ...], line: int, probs: _Problems) -> bool:
@@ -116,8 +129,9 @@ def _check_list_of_objects(rec: dict, key: str, keys: tuple[str, ...], typed: st
             probs.add(line, where, f"expected an object, got {type(item).__name__}")
             continue
         for k in keys:
-            if not isinstance(item.get(k), str) or not item[k].strip():
-                probs.add(line, f"{where}.{k}", f"expected a non-empty string, got {item.get(k)!r:.40}")
+            problem = _string_problem(item.get(k))
+            if problem:
+                probs.add(line, f"{where}.{k}", problem)
         if isinstance(item.get(typed), str) and item[typed] not in allowed:
             probs.add(line, f"{where}.{typed}", f"expected one of {'/'.join(allowed)}, got {item[typed]!r:.40}")
 
@@ -156,8 +170,9 @@ def _check_exam(rec: dict, spec: TaskSpec, line: int, probs: _Problems) -> None:
         for key, value in options.items():
             if not (len(key) == 1 and _LETTERS.match(key)):
                 probs.add(line, "options", f"expected single capital letters as keys, got {key!r}")
-            if not isinstance(value, str) or not value.strip():
-                probs.add(line, f"options.{key}", f"expected a non-empty string, got {value!r:.40}")
+            problem = _string_problem(value)
+            if problem:
+                probs.add(line, f"options.{key}", problem)
     if not _one_of(rec, "qtype", spec.labels, line, probs):
         _text(rec, "answer", line, probs)
         return
@@ -206,6 +221,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "generation": ("id", "input", "reference"),
 }
 
+
+#: Keys kept inside list items (extra keys such as offsets are ignored, like extra fields).
+_ITEM_KEYS: dict[str, tuple[str, ...]] = {"entities": ("type", "text"), "relations": ("head", "relation", "tail")}
 
 # --------------------------------------------------------------------------- reading files
 
@@ -267,6 +285,10 @@ def read_jsonl(path: Path, task_id: str) -> list[dict[str, Any]]:
         _CHECKS[spec.kind](rec, spec, lineno, probs)
         kept = {key: rec.get(key) for key in FIELDS[spec.kind]}
         kept["id"] = rid
+        for key, item_keys in _ITEM_KEYS.items():  # entities/relations: schema keys only
+            if isinstance(kept.get(key), list):
+                kept[key] = [{k: item.get(k) for k in item_keys} if isinstance(item, dict) else item
+                             for item in kept[key]]
         records.append(kept)
     if not records and not probs.items:
         probs.add(1, "(file)", "expected at least one sample, got an empty file")

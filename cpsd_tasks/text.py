@@ -13,6 +13,8 @@ from typing import Iterable, Mapping, Optional
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+#: A lone UTF-16 surrogate: what a broken \\u escape decodes to; not valid Unicode text.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Characters stripped from both ends of an answer: ASCII and CJK punctuation, quotes, brackets,
 # Markdown emphasis/heading marks. After NFKC, full-width ASCII forms are already half-width.
@@ -45,10 +47,13 @@ def strip_think(text: Optional[str]) -> str:
 
     Returns:
         The answer part: closed blocks removed; if a ``<think>`` is left unclosed, ``""`` (nothing
-        to score); if a lone ``</think>`` appears, only the text after the last one.
+        to score); if a lone ``</think>`` appears, only the text after the last one. Lone
+        surrogates (a broken ``\\u`` escape in an API answer) become U+FFFD, so no later step
+        (tokenizers, hashing, JSON) fails on them.
     """
     if not text:
         return ""
+    text = LONE_SURROGATE.sub("\ufffd", text)
     text = _THINK_BLOCK.sub("", text)
     closes = list(_THINK_CLOSE.finditer(text))
     if closes:
@@ -142,7 +147,7 @@ def read_label(text: Optional[str], labels: Iterable[str],
             for i in range(start, end):
                 taken[i] = True
             label = forms[form]
-            negated = any(answer[:start].endswith(neg) for neg in _NEGATIONS)
+            negated = any(answer.endswith(neg, 0, start) for neg in _NEGATIONS)
             if negated:
                 if len(labels) == 2:
                     named.add(labels[1] if label == labels[0] else labels[0])

@@ -1,10 +1,7 @@
 """Robustness: bad and odd data files (SPEC §3), beyond the cases of tests/test_data.py (issue 8).
 
 Every case asserts the exact outcome: either the file is accepted and the records are what the
-file says, or a ``DataError`` names ``file:line: field '…'`` and what was expected. Two cases are
-known gaps of ``cpsd_tasks/data.py`` (strict xfail, reported to its owner): a lone surrogate escape
-and extra entity keys of mixed types pass validation and then crash the Arrow conversion without
-naming the file and line.
+file says, or a ``DataError`` names ``file:line: field '…'`` and what was expected.
 """
 
 from __future__ import annotations
@@ -77,11 +74,11 @@ R2 = {"id": "r2", "text": "警方通报：嫌疑人已被刑事拘留。", "labe
     ("fraud_ner", j({"id": "1", "text": "t", "entities": ["张三"]}).encode(),
      ":1: field 'entities[0]': expected an object, got str"),
     ("fraud_ner", j({"id": "1", "text": "t", "entities": [{"type": "报案人", "text": " "}]}).encode(),
-     ":1: field 'entities[0].text': expected a non-empty string, got ' '"),
+     ":1: field 'entities[0].text': expected a non-empty string, got an empty one"),
     ("drug_ner", j({"id": "1", "text": "t"}).encode(), ":1: field 'entities': expected a list of {type, text} objects, "
                                                         "got nothing"),
     ("drug_re", j({"id": "1", "text": "t", "relations": [{"head": "张某", "relation": "持有"}]}).encode(),
-     ":1: field 'relations[0].tail': expected a non-empty string, got None"),
+     ":1: field 'relations[0].tail': expected a non-empty string, got NoneType None"),
     ("case_reading", j({"id": "1", "context": "c", "question": "q", "answer": "a"}).encode(),
      ":1: field 'qtype': missing; expected a non-empty string"),
     ("case_reading", j({"id": "1", "context": "c", "question": "q", "answer": " ", "qtype": "精确"}).encode(),
@@ -221,11 +218,8 @@ def test_tf_question_with_options_is_accepted(tmp_path, monkeypatch, hf_home):
     assert [o["key"] for o in ds["test"][1]["options"]] == ["A", "B", "C"]
 
 
-# --------------------------------------------------------------------------- known gaps (reported)
+# --------------------------------------------------------------------------- text Arrow cannot hold
 
-@pytest.mark.xfail(strict=True, raises=UnicodeEncodeError,
-                   reason="data.py: a lone surrogate escape passes validation, then Arrow fails to encode it "
-                          "without naming file/line (reported to the data.py owner)")
 def test_lone_surrogate_escape_is_a_data_error(tmp_path, monkeypatch, hf_home):
     monkeypatch.setenv("HF_HOME", str(hf_home))
     write(tmp_path, "rumor", (j(R1) + "\n" + '{"id": "s", "text": "\\ud800坏", "label": "谣言"}').encode())
@@ -233,9 +227,6 @@ def test_lone_surrogate_escape_is_a_data_error(tmp_path, monkeypatch, hf_home):
         harness_dataset(task_id="rumor", data_dir=str(tmp_path))
 
 
-@pytest.mark.xfail(strict=True, raises=Exception,
-                   reason="data.py: extra keys inside entities are kept, and mixed types across lines crash "
-                          "the Arrow conversion (ArrowInvalid) without naming file/line (reported)")
 def test_entity_extra_keys_of_mixed_types(tmp_path, monkeypatch, hf_home):
     monkeypatch.setenv("HF_HOME", str(hf_home))
     write(tmp_path, "drug_ner", (j({"id": "1", "text": "张某", "entities": [{"type": "人名", "text": "张某", "start": 0}]})

@@ -94,3 +94,9 @@ def test_strict_label(raw, expected):
 ])
 def test_is_refusal(raw, expected):
     assert is_refusal(raw) is expected
+
+
+def test_lone_surrogates_become_replacement_characters():
+    assert strip_think("诈\ud800骗") == "诈\ufffd骗"
+    assert normalize("\udfff诈骗\ud800") == "\ufffd诈骗\ufffd"
+    assert read_label("这是诈骗\ud800", FRAUD) == "诈骗"
