@@ -76,3 +76,30 @@ def test_bad_data_fails_before_any_request(tmp_path, baseline_server, baseline_u
     assert proc.returncode != 0
     assert f"{bad / 'test.jsonl'}:2: field 'label': expected one of 谣言/非谣言, got '假'" in proc.stderr
     assert baseline_server.requests == before
+
+
+def test_fewshot_from_fewshot_jsonl_and_clear_error_without_it(tmp_path, baseline_url, hf_home):
+    data = tmp_path / "data" / "rumor"
+    data.mkdir(parents=True)
+    rows = [{"id": f"t{i}", "text": f"帖子{i}：今天天气晴。", "label": "非谣言"} for i in range(3)]
+    (data / "test.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    shots = [{"id": "f1", "text": "紧急扩散！明天全市停水", "label": "谣言"},
+             {"id": "f2", "text": "紧急扩散！地铁停运", "label": "谣言"}]
+    (data / "fewshot.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in shots),
+                                        encoding="utf-8")
+    run = run_cpsd_eval("cpsd_rumor", baseline_url, tmp_path / "out", hf_home, data_dir=tmp_path / "data",
+                        extra=("--num_fewshot", "2"))
+    # lm-eval 0.4.13 logs a chat prompt as [<messages as a JSON string>, <gen kwargs>]
+    messages = json.loads(run["samples"]["cpsd_rumor"][0]["arguments"]["gen_args_0"]["arg_0"][0])
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant", "user"]
+    assert [m["content"] for m in messages if m["role"] == "assistant"] == ["谣言", "谣言"]
+    assert run["results"]["results"]["cpsd_rumor"]["acc,none"] == 1.0
+
+    (data / "fewshot.jsonl").unlink()
+    env = dict(os.environ, HF_HOME=str(hf_home), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "-m", "cpsd_tasks.cli", "--tasks", "cpsd_rumor", "--num_fewshot", "1",
+           "--model", "local-chat-completions", "--model_args", f"base_url={baseline_url},model=baseline",
+           "--apply_chat_template", "--metadata", json.dumps({"data_dir": str(tmp_path / "data")})]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert proc.returncode != 0
+    assert "--num_fewshot 1 needs few-shot examples: put them in <data_dir>/<task id>/fewshot.jsonl" in proc.stderr
