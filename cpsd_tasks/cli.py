@@ -3,7 +3,8 @@
 Every ``lm_eval`` option is accepted unchanged (``cpsd-eval --tasks cpsd_clf --model … ``,
 ``cpsd-eval ls tasks``, ``cpsd-eval validate --tasks cpsd``). ``--include_path`` is added unless
 the user gives one; the harness takes a single folder there, so a user folder replaces ours.
-Offline-friendly defaults are set when unset: ``HF_DATASETS_OFFLINE=1`` (our data is local; this
+Bad data (:class:`cpsd_tasks.data.DataError`) ends the run with exit code 2 and the problem list,
+without a traceback. Offline-friendly defaults are set when unset: ``HF_DATASETS_OFFLINE=1`` (our data is local; this
 avoids a hub look-up that retries for about 50 s without network).
 """
 
@@ -25,7 +26,13 @@ def main() -> None:
     sys.argv = ["lm-eval", *argv]
     from lm_eval.__main__ import cli_evaluate
 
-    cli_evaluate()
+    from cpsd_tasks.data import DataError
+
+    try:
+        cli_evaluate()
+    except DataError as err:  # bad data: the message is the whole story, no traceback needed
+        print(f"cpsd-eval: bad data, nothing was sent to the model.\n{err}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

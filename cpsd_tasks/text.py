@@ -10,7 +10,6 @@ import re
 import unicodedata
 from typing import Iterable, Mapping, Optional
 
-_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 #: A lone UTF-16 surrogate: what a broken \\u escape decodes to; not valid Unicode text.
@@ -46,18 +45,21 @@ def strip_think(text: Optional[str]) -> str:
         text: raw model output, or ``None`` for a missing answer.
 
     Returns:
-        The answer part: closed blocks removed; if a ``<think>`` is left unclosed, ``""`` (nothing
-        to score); if a lone ``</think>`` appears, only the text after the last one. Lone
-        surrogates (a broken ``\\u`` escape in an API answer) become U+FFFD, so no later step
-        (tokenizers, hashing, JSON) fails on them.
+        The answer part: the text after the last ``</think>`` when there is one (this removes
+        closed blocks and handles a lone ``</think>`` alike; text *before* a reasoning block, which
+        reasoning models do not write, is dropped with it); ``""`` when a ``<think>`` is left
+        unclosed (nothing to score). Linear in the length of the text. Lone surrogates (a broken
+        ``\\u`` escape in an API answer) become U+FFFD, so no later step (tokenizers, hashing,
+        JSON) fails on them.
     """
     if not text:
         return ""
     text = LONE_SURROGATE.sub("\ufffd", text)
-    text = _THINK_BLOCK.sub("", text)
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end():]
+    last_close = None
+    for last_close in _THINK_CLOSE.finditer(text):
+        pass
+    if last_close is not None:
+        text = text[last_close.end():]
     if _THINK_OPEN.search(text):
         return ""
     return text
@@ -66,18 +68,31 @@ def strip_think(text: Optional[str]) -> str:
 def answer_text(text: Optional[str]) -> str:
     """The answer part of an output, Unicode NFKC-folded: :func:`strip_think`, then NFKC.
 
-    Full-width letters, digits and punctuation become their ASCII forms (SPEC §4); nothing is
-    stripped. Returns ``""`` for ``None``, empty output or an unclosed ``<think>``.
+    Full-width letters, digits and punctuation become their ASCII forms (SPEC §4) and zero-width
+    characters are removed; nothing else is stripped. Returns ``""`` for ``None``, empty output
+    or an unclosed ``<think>``.
     """
-    return unicodedata.normalize("NFKC", strip_think(text))
+    return _ZERO_WIDTH.sub("", unicodedata.normalize("NFKC", strip_think(text)))
+
+
+# Zero-width characters and a stray byte-order mark are invisible and never part of an answer.
+_WHITESPACE = re.compile(r"\s+")
+_ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
+# Simple HTML tags (<b>, </span>, <br/>) and a Markdown code fence's opening line (```json).
+# Tag names are lower-case only, so an option letter in brackets (<B>) is not taken for a tag.
+_HTML_TAG = re.compile(r"</?(?:b|i|u|s|em|strong|span|p|div|br|hr|code|pre|font|mark|small|sup|sub|"
+                       r"h[1-6]|li|ul|ol|td|th|tr|table|blockquote)(?:\s[^<>]{0,100})?\s?/?>")
+_FENCE_OPEN = re.compile(r"^`{3,}[A-Za-z0-9_+-]{0,20}[ \t]*\n")
 
 
 def normalize(text: Optional[str]) -> str:
     """Normalise an answer or a gold string for comparison (SPEC §4).
 
-    Steps: ``<think>`` removal, Unicode NFKC (full-width to half-width), removal of a leading
-    "答案：/答：/Answer:" style prefix, and stripping of whitespace, punctuation, quotes and Markdown
-    marks (``**``, ``#``) from both ends. Inner text is left as it is.
+    Steps: ``<think>`` removal, Unicode NFKC (full-width to half-width), zero-width characters and
+    simple HTML tags (``<b>``, ``</span>``) removed, a Markdown code fence's opening line
+    (```` ```json ````) removed, then a leading "答案：/答：/Answer:" style prefix removed and
+    whitespace, punctuation, quotes and Markdown marks (``**``, ``#``, backticks) stripped from
+    both ends, repeatedly. Other inner text is left as it is.
 
     Args:
         text: any string or ``None``.
@@ -85,10 +100,11 @@ def normalize(text: Optional[str]) -> str:
     Returns:
         The normalised string; ``""`` for ``None``/empty input.
     """
-    text = answer_text(text)
+    text = _HTML_TAG.sub("", answer_text(text))
     previous = None
     while previous != text:
         previous = text
+        text = _FENCE_OPEN.sub("", text.lstrip(" \t\r\n"), count=1)
         text = text.strip(_EDGE_CHARS)
         text = _PREFIX.sub("", text, count=1)
     return text
@@ -109,18 +125,26 @@ def is_refusal(text: Optional[str]) -> bool:
     return not answer or bool(_REFUSAL.search(answer))
 
 
-_NEGATIONS = ("不是", "并非", "不属于", "不构成", "不算", "不为", "而非", "非", "不")
+_NEGATIONS = ("不是", "并非", "不属于", "不构成", "不算", "不为", "而非", "非", "不", "不可能是",
+              "不太可能是", "不像是", "不应是", "不应该是", "谈不上")
+# A mention right after one of these, or right before 与否, is part of a question or of another
+# word and names no label: "是否是诈骗", "无法判断是否诈骗", "正确与否", "反诈骗宣传".
+_NAMES_NOTHING_BEFORE = ("是否", "是否是", "是否为", "是否属于", "是不是", "能否", "可否", "有无",
+                         "反", "防")
+_NAMES_NOTHING_AFTER = ("与否",)
 
 
 def read_label(text: Optional[str], labels: Iterable[str],
                aliases: Optional[Mapping[str, str]] = None) -> Optional[str]:
     """Read the one label a free-text answer names (SPEC §4.1 ``acc_fuzzy``).
 
-    Rules: all surface forms (labels and aliases) are searched in the normalised text; where two
-    overlap, the longest wins (so ``非谣言`` is not read as ``谣言``). A mention preceded by a
-    negation ("不是诈骗", "并非谣言", "非诈骗") does not name its label; in a two-label task it names
-    the other label instead. If the remaining mentions name exactly one distinct label, that label
-    is returned; zero or several different labels give ``None``.
+    Rules: all surface forms (labels and aliases) are searched in the normalised text with its
+    whitespace removed; where two overlap, the longest wins (so ``非谣言`` is not read as
+    ``谣言``). A mention preceded by a negation ("不是诈骗", "并非谣言", "非诈骗", "不太可能是诈骗")
+    does not name its label; in a two-label task it names the other label instead. A mention that
+    is part of a question or of another word ("是否是诈骗", "正确与否", "反诈骗宣传") names nothing.
+    If the remaining mentions name exactly one distinct label, that label is returned; zero or
+    several different labels give ``None``.
 
     Args:
         text: raw model output or ``None``.
@@ -133,7 +157,7 @@ def read_label(text: Optional[str], labels: Iterable[str],
     labels = tuple(labels)
     forms = {label: label for label in labels}
     forms.update(aliases or {})
-    answer = normalize(text)
+    answer = _WHITESPACE.sub("", normalize(text))
     if not answer:
         return None
     # Longest surface form first; claim character spans so shorter forms inside them are skipped.
@@ -147,6 +171,9 @@ def read_label(text: Optional[str], labels: Iterable[str],
             for i in range(start, end):
                 taken[i] = True
             label = forms[form]
+            if (any(answer.endswith(word, 0, start) for word in _NAMES_NOTHING_BEFORE)
+                    or any(answer.startswith(word, end) for word in _NAMES_NOTHING_AFTER)):
+                continue
             negated = any(answer.endswith(neg, 0, start) for neg in _NEGATIONS)
             if negated:
                 if len(labels) == 2:

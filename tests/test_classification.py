@@ -19,6 +19,8 @@ SENT = get_task("sentiment")
     ("请提供更多信息。", "诈骗", None, None, False, "instruction"),
     ("抱歉，我无法协助判断。", "诈骗", None, None, True, "refusal"),
     ("抱歉，我无法确定，但可能是诈骗", "诈骗", None, "诈骗", False, "format"),
+    ("抱歉，我无法判断这是否是诈骗。", "诈骗", None, None, True, "refusal"),
+    ("```json\n诈骗\n```", "诈骗", "诈骗", "诈骗", False, "correct"),
     ("", "正常", None, None, True, "refusal"),
     (None, "正常", None, None, True, "refusal"),
     ("<think>想了很久", "正常", None, None, True, "refusal"),

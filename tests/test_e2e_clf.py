@@ -73,7 +73,9 @@ def test_bad_data_fails_before_any_request(tmp_path, baseline_server, baseline_u
            "--model_args", f"base_url={baseline_url},model=baseline", "--apply_chat_template",
            "--metadata", json.dumps({"data_dir": str(tmp_path / "data")})]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
-    assert proc.returncode != 0
+    assert proc.returncode == 2
+    assert "cpsd-eval: bad data, nothing was sent to the model." in proc.stderr
+    assert "Traceback" not in proc.stderr
     assert f"{bad / 'test.jsonl'}:2: field 'label': expected one of 谣言/非谣言, got '假'" in proc.stderr
     assert baseline_server.requests == before
 
@@ -101,5 +103,5 @@ def test_fewshot_from_fewshot_jsonl_and_clear_error_without_it(tmp_path, baselin
            "--model", "local-chat-completions", "--model_args", f"base_url={baseline_url},model=baseline",
            "--apply_chat_template", "--metadata", json.dumps({"data_dir": str(tmp_path / "data")})]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
-    assert proc.returncode != 0
+    assert proc.returncode == 2
     assert "--num_fewshot 1 needs few-shot examples: put them in <data_dir>/<task id>/fewshot.jsonl" in proc.stderr

@@ -100,3 +100,35 @@ def test_lone_surrogates_become_replacement_characters():
     assert strip_think("诈\ud800骗") == "诈\ufffd骗"
     assert normalize("\udfff诈骗\ud800") == "\ufffd诈骗\ufffd"
     assert read_label("这是诈骗\ud800", FRAUD) == "诈骗"
+
+
+@pytest.mark.parametrize("raw, labels, expected", [
+    ("抱歉，我无法判断这是否是诈骗。", FRAUD, None),        # a question about a label names nothing
+    ("无法判断是否诈骗", FRAUD, None),
+    ("这条短信不太可能是诈骗", FRAUD, "正常"),
+    ("这是反诈骗宣传短信，正常", FRAUD, "正常"),              # 反诈骗 is not the label 诈骗
+    ("这是防诈骗提醒，属于正常短信", FRAUD, "正常"),
+    ("非 谣言", RUMOR, "非谣言"),                            # whitespace inside a label
+    ("正确与否取决于具体情况", ("正确", "错误"), None),
+    ("```json\n诈骗\n```", FRAUD, "诈骗"),
+    ("<b>谣言</b>", RUMOR, "谣言"),
+])
+def test_read_label_questions_negations_and_wrappers(raw, labels, expected):
+    assert read_label(raw, labels) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("```json\n诈骗\n```", "诈骗"), ("```\n正常\n```", "正常"), ("<b>诈骗</b>", "诈骗"),
+    ("<p>答案：<strong>谣言</strong></p>", "谣言"), ("诈骗\u200b", "诈骗"), ("\ufeff诈骗", "诈骗"),
+    ("<B>", "B"),                                            # an option letter, not an HTML tag
+])
+def test_normalize_fences_html_zero_width(raw, expected):
+    assert normalize(raw) == expected
+
+
+def test_strip_think_is_linear_on_many_unclosed_tags():
+    import time
+    start = time.perf_counter()
+    assert strip_think("<think>" * 15000) == ""
+    assert normalize("<think>" * 15000 + "x") == ""
+    assert time.perf_counter() - start < 1.0
