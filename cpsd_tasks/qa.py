@@ -42,7 +42,7 @@ from rapidfuzz.distance import Levenshtein
 from cpsd_tasks.options import get_option
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, get_task
 from cpsd_tasks.taxonomy import error_class
-from cpsd_tasks.text import answer_text, is_refusal, normalize, read_label
+from cpsd_tasks.text import _HTML_TAG, answer_text, normalize, read_label
 
 # --------------------------------------------------------------------------- judgement labels
 
@@ -61,8 +61,8 @@ READING_JUDGE_SHORT: dict[str, str] = {"是的": "是", "对": "是", "有": "�
                                        "不会": "否", "不对": "否"}
 
 #: Extra surface forms of the police_exam 判断 answers, read anywhere in the answer.
-EXAM_TF_ALIASES: dict[str, str] = {"不正确": "错误", "不对": "错误", "有误": "错误", "无误": "正确",
-                                   "是对的": "正确", "是错的": "错误"}
+EXAM_TF_ALIASES: dict[str, str] = {"不正确": "错误", "不完全正确": "错误", "不完全对": "错误", "不对": "错误",
+                                   "有误": "错误", "无误": "正确", "是对的": "正确", "是错的": "错误"}
 
 #: Short forms of the police_exam 判断 answers (SPEC §4.4: 对/错/√/×/是/否). Being single
 #: characters that occur in any sentence, they count only as the whole answer or as its first
@@ -76,11 +76,62 @@ EXAM_TF_SHORT: dict[str, str] = {
 
 # Words that contain a label character without naming the label; hidden before reading the labels
 # from free text ("是否", "否则" name neither 是 nor 否).
-_NOT_LABELS = re.compile(r"是否|与否|能否|可否|否则|否认|是不是")
+# "是否正确/正确与否/对错" ask about a label without naming it ("无法判断正确与否" is no 正确).
+_NOT_LABELS = re.compile(r"是否正确|是否错误|是否对|是否错|正确与否|错误与否|对与错|对错|正确还是错误|正确或错误|"
+                         r"是对是错|是否|与否|能否|可否|否则|否认|是不是")
 # A clause ends at sentence or clause punctuation or whitespace.
 _CLAUSE_END = re.compile(r"[。，,；;！!？?\n\r:：\s]")
 _DECLARATION_HEAD = (r"(?:最终答案|正确答案|参考答案|答案|结论|判断结果|回答)\s*"
                      r"(?:应该是|应当是|应该为|应为|应是|是|为)?\s*[:：]?\s*[\"'“‘「『]?")
+
+
+# A clear refusal: an apology or an "as an AI" disclaimer followed, in the same sentence, by an
+# inability ("抱歉，我无法判断…", "作为AI，我不能…"), or an output that opens with 我无法回答/无法作答….
+# Words such as 敏感, 违反…规定, 无法提供 inside an answer ("以公开其敏感照片相要挟") are no refusal.
+_CLEAR_REFUSAL = re.compile(
+    r"^(?:(?:很|非常|十分)?抱歉|对不起[,，]?\s?我|作为(?:一个|一名)?\s?(?:人工智能|AI|语言模型|大模型|大语言模型|AI助手))"
+    r"[^。.!！?？\n]{0,40}?(?:无法|不能|不便|没有办法|没办法|不可以|不予)"
+    r"|^我?(?:无法|不能|不便|拒绝)(?:回答|作答|回复|协助|帮助|提供帮助)"
+    r"|^(?:I(?:'m| am) sorry|Sorry|As an AI)\b[^.!?\n]{0,60}?(?:cannot|can't|can not|unable|won't|not able)"
+    r"|^I (?:cannot|can't|can not|won't|am unable|'m unable)",
+    re.IGNORECASE,
+)
+# Markdown code-fence lines anywhere (text.normalize drops only an opening fence at the start).
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)[^\n`~]*$", re.MULTILINE)
+
+
+def _unwrap(output: Optional[str]) -> str:
+    """The answer text of an output (:func:`~cpsd_tasks.text.answer_text`) without simple HTML tags
+    (``<b>``, lower-case names: text.normalize's list) and Markdown fence lines, anywhere in it."""
+    return _FENCE_LINE.sub("", _HTML_TAG.sub("", answer_text(output)))
+
+
+def is_clear_refusal(output: Optional[str]) -> bool:
+    """Say whether an output is empty or a clear refusal (QA rule, SPEC §4.6 ``refusal``).
+
+    Stricter than :func:`cpsd_tasks.text.is_refusal` (which fires on words such as 敏感,
+    违反…规定, 无法提供 anywhere): the normalised output must *start* with an apology or an "as
+    an AI" disclaimer followed by an inability in the same sentence ("抱歉，我无法判断…",
+    "作为AI，我不能…", "I'm sorry, I cannot…"), or with 我无法回答/无法作答/我不能回答….
+
+    Args:
+        output: raw model output (``None`` = missing).
+
+    Returns:
+        ``True`` for a missing/empty answer or a clear refusal.
+    """
+    answer = normalize(_unwrap(output))
+    return not answer or bool(_CLEAR_REFUSAL.search(answer))
+
+
+_SENTENCE = re.compile(r"(?<=[。！!？?\n])")
+
+
+def _drop_questions(text: str) -> str:
+    """Drop the sentences that end in a question mark: a question ("他是凶手吗？不是") names no answer."""
+    if "?" not in text and "？" not in text:
+        return text
+    return "".join(part for part in _SENTENCE.split(text) if not part.endswith(("?", "？")))
 
 
 def _squeeze(text: str) -> str:
@@ -95,13 +146,15 @@ def read_judgement(output: Optional[str], labels: Sequence[str],
                    short: Optional[Mapping[str, str]] = None) -> tuple[Optional[str], bool]:
     """Read a 判断 answer (是/否/未知 or 正确/错误) from a model output (SPEC §4.3, §4.4).
 
-    The first rule that gives a label wins:
+    A clear refusal (:func:`is_clear_refusal`) gives no label; sentences ending in a question mark
+    are dropped ("说法正确吗？不，错误"). Then the first rule that gives a label wins:
 
     1. the normalised answer is a label or one of its forms (``aliases`` or ``short``);
     2. the last explicit declaration "答案是X / 结论：X / 回答：X" (X a label or alias);
     3. the first clause (up to 。，；：! ? or whitespace) is a label or one of its forms;
     4. the SPEC §4.1 fuzzy rule (:func:`cpsd_tasks.text.read_label`: exactly one label named,
-       longest form wins, negations) over the whole answer, with "是否/与否/否则…" hidden;
+       longest form wins, negations) over the whole answer, with "是否/与否/否则/正确与否/是否正确…"
+       hidden;
     5. the same rule over the first clause alone (a leading answer followed by an explanation that
        mentions the other label).
 
@@ -125,7 +178,9 @@ def read_judgement(output: Optional[str], labels: Sequence[str],
     forms.update(aliases)
     whole_forms = dict(forms)
     whole_forms.update(short)
-    answer = _squeeze(normalize(output))
+    if is_clear_refusal(output):
+        return None, False
+    answer = _squeeze(normalize(_drop_questions(_unwrap(output))))
     if not answer:
         return None, False
     if answer in whole_forms:
@@ -156,23 +211,45 @@ def read_judgement(output: Optional[str], labels: Sequence[str],
 
 # --------------------------------------------------------------------------- option letters
 
-# One option reference: optional 选项/第 prefix, optional brackets, a capital letter, optional 项/选项.
-_LETTER = r"(?:选项|第)?\s?[(（\[【<《]?[A-Z][)）\]】>》]?(?:\s?(?:选项|项|个选项))?"
-# Separators of a letter list ("AC", "A、C", "A和C", "A, C", "选项A和选项C", "A/C", "A+C").
-_SEP = r"(?:\s?(?:以及|、|,|，|和|及|与|跟|/|;|；|&|\+)\s?|\s)?"
-_LIST = rf"(?<![A-Za-z]){_LETTER}(?:{_SEP}{_LETTER})*(?![A-Za-z])"
+# A letter list, written so that every string it matches has exactly one parse (no exponential
+# backtracking on adversarial input such as "A B C D " * 1000 + "x"): one option letter with optional
+# brackets; between two letters one joiner (an optional 项/选项 suffix of the first, an optional
+# separator — 以及 、 , ， 和 及 与 跟 / ; ； & + with optional spaces, or a single space — and an
+# optional 选项/第 prefix of the second). The joiner contains no capital letter and no bracket, so
+# where it ends is fixed, and it is atomic (``(?>…)``: matched once, never re-split); the 选项/第
+# prefix of the first letter and the 项/选项 suffix of the last letter stand at the list's ends.
+# Whitespace runs are squeezed to one character before matching.
+_CORE = r"[(（\[【<《]?[A-Z][)）\]】>》]?"
+_SUFFIX = r"(?: ?(?:个选项|选项|项))"
+_SEPARATOR = r"(?: ?(?:以及|、|,|，|和|及|与|跟|/|;|；|&|\+) ?| )"
+_PREFIX = r"(?:(?:选项|第) ?)"
+_JOIN = rf"(?>{_SUFFIX}?{_SEPARATOR}?{_PREFIX}?)"
+_LIST = rf"(?<![A-Za-z]){_PREFIX}?{_CORE}(?:{_JOIN}{_CORE})*{_SUFFIX}?(?![A-Za-z])"
 _LIST_RE = re.compile(_LIST)
 _DECLARATION = re.compile(
     r"(?:最终答案|正确答案|参考答案|标准答案|答案|正确的选项|正确选项|正确的答案|应当选择|应该选择|应选择|"
     r"应当选|应该选|应选|故选|所以选|因此选|因而选|我选|选择|选出|选|更正为|更正|改为|"
+    r"应该是|应当是|应该为|应是|应为|"
     r"(?i:(?:the\s+)?(?:correct\s+)?answer\s+is|answer))"
     r"\s*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?\s*[:：]?\s*"
     rf"(?P<list>{_LIST})"
 )
-# A leading letter list must end the answer or be followed by a delimiter ("B. 内容…", "A、交通…"),
-# not by text ("A项错误，B项正确" names no answer).
-_LEADING = re.compile(rf"^(?P<list>{_LIST})(?=$|[\s.．:：)）、,，;；。])")
-_NEGATED = ("不", "非", "排除", "错选")
+# After a declared list: a self-retraction or a question ("答案：A（不对）", "选B吗？") — no answer.
+# (Not 错误/有误: "答案：B（错误）" answers a "下列说法错误的是" question.)
+_RETRACTED_RE = re.compile(r" ?[(（]? ?(?:都|均|全|也)?(?:不对|错了)| ?(?:吗|呢|\?|？)")
+# After a leading list: the options are dismissed ("A B C D 都不对", "A 错误，…", "A不是正确答案").
+_RETRACTED = r" ?[(（]? ?(?:都|均|全|也)?(?:不对|不正确|错误|错了|是错的|有误|不是|不选|不符合)| ?(?:吗|呢|\?|？)"
+# A negation right before a declaration ("不选C", "不应选A", "排除B"): the declaration is skipped.
+_NEGATED_RE = re.compile(r"(?:不|非|排除|错选|别) ?$")
+# A leading letter list, taken whole (atomic: "B、C、D正确" is never cut back to "B、C"), must end the
+# answer, be followed by a delimiter ("B. 内容…", "A、交通…") or be called correct ("B、C、D正确，A错误"),
+# not by other text ("A项错误，B项正确" names no answer), a retraction ("A B C D 都不对") or an
+# enumeration ("A、B、C、D 四个选项中").
+_LEADING = re.compile(
+    rf"^(?P<list>(?>{_LIST}))"
+    rf"(?!{_RETRACTED}| ?(?:[两三四五六七八九十几]个)?(?:选项)?中)"
+    r"(?=$|[\s.．:：)）、,，;；。]|(?:的说法|说法)?(?:都|均)?(?:是)?正确)"
+)
 
 
 def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
@@ -193,8 +270,9 @@ def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
 
 
 def _clean(output: Optional[str]) -> str:
-    """``<think>`` removed, NFKC (full-width letters → ASCII), Markdown emphasis ``*`` dropped."""
-    return _squeeze(answer_text(output).replace("*", ""))
+    """``<think>`` removed, NFKC (full-width letters → ASCII), HTML tags, fence lines and Markdown
+    emphasis ``*`` dropped."""
+    return _squeeze(_unwrap(output).replace("*", ""))
 
 
 def extract_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str]) -> Optional[frozenset[str]]:
@@ -203,10 +281,13 @@ def extract_choices(output: Optional[str], options: Mapping[str, str] | Iterable
     Rules, first that gives at least one valid letter wins:
 
     1. explicit declarations ("答案：AC", "正确答案是A、C", "故选B", "选A和C", "更正：答案是B",
-       "The answer is C"), **the last one in the text wins** (self-corrections); a declaration
-       preceded by a negation ("不选C", "排除B") is skipped;
+       "The answer is C", "应该是C"), **the last one in the text wins** (self-corrections); a
+       declaration right after a negation ("不选C", "排除B") or followed by a retraction or a
+       question mark ("答案：A（不对）", "选B吗？") is skipped;
     2. the whole normalised answer is a letter list ("AC", "A、C", "A和C", "选项A和选项C", "**B**");
-    3. the answer starts with a letter list followed by a delimiter or nothing ("B. 内容…");
+    3. the answer starts with a letter list, taken whole, followed by a delimiter, nothing or 正确
+       ("B. 内容…", "B、C、D正确，A错误"), and not dismissed ("A B C D 都不对") or enumerated
+       ("A、B、C、D 四个选项中");
     4. the last line that is only a letter list ("分析……\\n\\nAC");
     5. the whole normalised answer equals one option's text.
 
@@ -227,8 +308,9 @@ def extract_choices(output: Optional[str], options: Mapping[str, str] | Iterable
     if not text.strip() or not valid:
         return None
     for match in reversed(list(_DECLARATION.finditer(text))):
-        before = text[max(0, match.start() - 3):match.start()]
-        if any(neg in before for neg in _NEGATED):
+        if _NEGATED_RE.search(text, max(0, match.start() - 3), match.start()):
+            continue
+        if _RETRACTED_RE.match(text, match.end()):
             continue
         letters = _letters(match.group("list"), valid)
         if letters:
@@ -363,7 +445,7 @@ class QAJudgement:
         partial: 多选 partial credit in [0, 1] (share of gold letters chosen, 0 if any wrong letter);
             equals ``float(correct)`` for the other types.
         parsed: an answer of the required kind was read (``False`` counts in ``invalid_rate``).
-        refusal: nothing was read and the output is a refusal or empty.
+        refusal: nothing was read and the output is empty or a clear refusal (:func:`is_clear_refusal`).
         error_class: SPEC §4.6 class. ``correct`` needs the required form too (the bare label or
             letters; for spans, the span rule itself); ``format`` = right answer in the wrong form
             (for spans: the gold is inside a longer answer that the rule rejects).
@@ -382,7 +464,7 @@ def _finish(qtype: str, prediction: Optional[str], correct: bool, strict_correct
             output: Optional[str], partial: Optional[float] = None,
             lenient_correct: Optional[bool] = None) -> QAJudgement:
     parsed = prediction is not None
-    refusal = not parsed and is_refusal(output)
+    refusal = not parsed and is_clear_refusal(output)
     lenient = correct if lenient_correct is None else (correct or lenient_correct)
     return QAJudgement(
         qtype=qtype, prediction=prediction, correct=correct,
@@ -402,8 +484,9 @@ def judge_reading(output: Optional[str], gold: str, qtype: str, tau: float = 0.6
         tau: τ_qa for 模糊.
 
     Returns:
-        A :class:`QAJudgement`. For spans, ``parsed`` means a non-empty answer that is not a
-        refusal. Never raises on model output.
+        A :class:`QAJudgement`. For spans, a span matching the gold is correct and parsed whatever
+        words it holds; a wrong span is unparsed (and a refusal) only when it is empty or a clear
+        refusal (:func:`is_clear_refusal`). Never raises on model output.
 
     Raises:
         ValueError: ``qtype`` is not a case_reading type (a data error, not a model error).
@@ -414,17 +497,18 @@ def judge_reading(output: Optional[str], gold: str, qtype: str, tau: float = 0.6
         return _finish(qtype, label, label == gold, strict, output)
     if qtype not in ("精确", "模糊"):
         raise ValueError(f"case_reading: unknown qtype {qtype!r}; expected 判断/精确/模糊")
-    answer = normalize(output)
-    span = answer if answer and not is_refusal(output) else None
-    if span is None:
-        return _finish(qtype, None, False, False, output)
+    answer = normalize(_unwrap(output))
     if qtype == "精确":
-        correct = exact_span_match(answer, gold)
-        contains = all(name in answer for name in name_set(gold))
+        correct = bool(answer) and exact_span_match(answer, gold)
+        contains = bool(answer) and all(name in answer for name in name_set(gold))
     else:
         correct = fuzzy_span_match(answer, gold, tau)
-        contains = normalize(gold) in answer
-    return _finish(qtype, span, correct, True, output, lenient_correct=contains)
+        contains = bool(answer) and normalize(gold) in answer
+    # A span that matches the gold is correct whatever words it holds (违反…规定, 敏感, 无法提供);
+    # only a wrong span is checked for a (clear) refusal.
+    if not correct and is_clear_refusal(output):
+        return _finish(qtype, None, False, False, output)
+    return _finish(qtype, answer, correct, True, output, lenient_correct=contains)
 
 
 def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None) -> QAJudgement:

@@ -2,6 +2,7 @@
 
 import json
 import math
+import time
 
 import pytest
 
@@ -470,3 +471,115 @@ def test_qa_on_shared_data_end_to_end(tmp_path, baseline_url, hf_home):
         assert row["total,none"] == pytest.approx(qa.weighted_total(acc, counts), abs=1e-9)
         assert samples[0]["doc"]["data_source"] == str(SHARED_DATA / task / "test.jsonl")
     assert res["cpsd_police_exam"]["acc_tf,none"] == pytest.approx(0.5)   # 35 正确 of 70, always 正确
+
+
+# --------------------------------------------------------------------------- fuzzing findings
+
+ABCD = {k: k for k in "ABCD"}
+ABCDE = {k: k for k in "ABCDE"}
+
+
+@pytest.mark.parametrize("output", [
+    "A " * 26 + "x",                          # took 20 s before the letter-list grammar was made unambiguous
+    "A B C D " * 6 + "都不对",                 # 4.8 s before
+    "A\nB\nC\nD\n" * 6 + "以上",               # 4.9 s before
+    "A B C D " * 1250 + "x",                  # 10,000 characters
+    "A选项B选项" * 2000 + "x",                 # 选项 as suffix of one letter or prefix of the next
+    "选项A 选项B " * 1000 + "x",
+    "A 、 " * 2500 + "x",
+    "(A) (B) " * 1250 + "x",
+    "A项 和 选项B " * 800 + "x",
+    "答案是" + "A、" * 5000 + "x",
+    "A" * 10000,
+])
+def test_extract_choices_is_linear_on_adversarial_lists(output):
+    for text in (output, output * 10):          # ~10k and ~100k characters
+        start = time.perf_counter()
+        extract_choices(text, ABCD)
+        judge_exam(text, "A", "多选", ABCD)
+        assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("output, options, expected", [
+    # negation guard: only a negation right before the declaration skips it
+    ("这道题不难。答案：B", ABCD, "B"),
+    ("选项A说法不对，正确答案是B", ABCD, "B"),
+    ("A不对，选B", ABCD, "B"),
+    ("A、C不对，故选B", ABCD, "B"),
+    ("不选A，选B", ABCD, "B"),
+    ("选A是错的，应选B", ABCD, "B"),
+    # self-corrections: a retracted (不对) or questioned (吗？) declaration is skipped, the last one wins
+    ("选B吗？不，选C", ABCD, "C"),
+    ("答案：A（不对）应该是C", ABCD, "C"),
+    ("答案：A。不对，应该是C", ABCD, "C"),
+    ("答案：A（不对）", ABCD, None),
+    ("答案：B（错误）", ABCD, "B"),            # answers a "下列说法错误的是" question
+    # options dismissed all together: never ABCD
+    ("A B C D 都不对，选E", ABCDE, "E"),
+    ("A B C D 都不对，选E", ABCD, None),
+    # leading lists are taken whole
+    ("B、C、D正确，A错误", ABCD, "BCD"),       # was BC (list cut back to a delimiter)
+    ("A、B、C、D 四个选项中，B正确", ABCD, None),   # an enumeration, not an answer (was ABCD)
+    ("A 错误", ABCD, None),
+    # wrappers
+    ("<b>B</b>", ABCD, "B"),
+    ("解析……答案是<b>A</b>，因为", ABCD, "A"),
+    ("分析\n```\nAC\n```", ABCD, "AC"),
+    ("<B>", ABCD, "B"),                        # an upper-case letter in angle brackets is an option
+])
+def test_extract_choices_fuzzing_findings(output, options, expected):
+    got = extract_choices(output, options)
+    assert got == (frozenset(expected) if expected else None)
+
+
+@pytest.mark.parametrize("gold", ["违反治安管理规定", "以公开其敏感照片相要挟", "无法提供身份证明",
+                                  "对不起被害人，当场道歉", "嫌疑人称我不能还钱"])
+@pytest.mark.parametrize("qtype", ["精确", "模糊"])
+def test_span_matching_gold_is_never_a_refusal(gold, qtype):
+    j = judge_reading(gold, gold, qtype)
+    assert (j.correct, j.parsed, j.refusal, j.error_class) == (True, True, False, "correct")
+
+
+@pytest.mark.parametrize("output, gold, qtype, expected", [
+    # (correct, parsed, refusal)
+    ("无法提供身份证明", "张某", "模糊", (False, True, False)),      # wrong span, but no refusal
+    ("以公开其敏感照片相要挟", "在家中", "模糊", (False, True, False)),
+    ("抱歉，我无法回答该问题", "张某", "精确", (False, False, True)),   # clear refusals
+    ("作为一个AI语言模型，我不能提供此类信息。", "在家中", "模糊", (False, False, True)),
+    ("对不起，我无法回答", "在家中", "模糊", (False, False, True)),
+    ("我无法回答这个问题", "张某", "精确", (False, False, True)),
+    ("", "张某", "精确", (False, False, True)),
+    ("<b>张某</b>", "张某", "精确", (True, True, False)),             # HTML and fences are wrappers
+    ("```text\n张某\n```", "张某", "精确", (True, True, False)),
+    ("```text\n广州市白云区一出租屋内\n```", GOLD_PLACE, "模糊", (True, True, False)),
+])
+def test_span_refusals_are_only_clear_ones(output, gold, qtype, expected):
+    j = judge_reading(output, gold, qtype)
+    assert (j.correct, j.parsed, j.refusal) == expected
+
+
+@pytest.mark.parametrize("output, expected, refusal", [
+    ("抱歉，我无法判断该说法是否正确。", None, True),     # was 正确
+    ("无法判断正确与否", None, False),                     # was 正确
+    ("正确与否取决于具体情况", None, False),               # was 正确
+    ("我无法判断这个说法是否正确", None, False),
+    ("不完全正确", "错误", False),                         # was 正确
+    ("说法正确吗？不，错误", "错误", False),               # a question names no answer (was 正确)
+    ("<b>正确</b>", "正确", False),
+    ("抱歉，刚才答错了，答案是错误", "错误", False),       # an apology without an inability is no refusal
+])
+def test_exam_judgement_fuzzing_findings(output, expected, refusal):
+    assert read_judgement(output, *E)[0] == expected
+    j = judge_exam(output, "正确", "判断")
+    assert (j.prediction, j.refusal) == (expected, refusal)
+    assert j.correct is (expected == "正确")
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("他是凶手吗？不是", "否"),
+    ("王某到场了吗？是的，到场了", "是"),
+    ("抱歉，我无法判断", None),        # a clear refusal is not credited as 未知
+    ("根据材料无法判断", "未知"),
+])
+def test_reading_judgement_fuzzing_findings(output, expected):
+    assert read_judgement(output, *R)[0] == expected
