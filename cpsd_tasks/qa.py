@@ -42,7 +42,7 @@ from rapidfuzz.distance import Levenshtein
 from cpsd_tasks.options import get_option
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, get_task
 from cpsd_tasks.taxonomy import error_class
-from cpsd_tasks.text import _HTML_TAG, answer_text, normalize, read_label
+from cpsd_tasks.text import HTML_TAG, answer_text, normalize, read_label
 
 # --------------------------------------------------------------------------- judgement labels
 
@@ -103,7 +103,7 @@ _FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)[^\n`~]*$", re.MULTILINE)
 def _unwrap(output: Optional[str]) -> str:
     """The answer text of an output (:func:`~cpsd_tasks.text.answer_text`) without simple HTML tags
     (``<b>``, lower-case names: text.normalize's list) and Markdown fence lines, anywhere in it."""
-    return _FENCE_LINE.sub("", _HTML_TAG.sub("", answer_text(output)))
+    return _FENCE_LINE.sub("", HTML_TAG.sub("", answer_text(output)))
 
 
 def is_clear_refusal(output: Optional[str]) -> bool:
