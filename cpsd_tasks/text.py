@@ -81,7 +81,7 @@ _ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
 # Simple HTML tags (<b>, </span>, <br/>) and a Markdown code fence's opening line (```json).
 # Tag names are lower-case only, so an option letter in brackets (<B>) is not taken for a tag.
 HTML_TAG = re.compile(r"</?(?:b|i|u|s|em|strong|span|p|div|br|hr|code|pre|font|mark|small|sup|sub|"
-                       r"h[1-6]|li|ul|ol|td|th|tr|table|blockquote)(?:\s[^<>]{0,100})?\s?/?>")
+                      r"h[1-6]|li|ul|ol|td|th|tr|table|blockquote)(?:\s[^<>]{0,100})?\s?/?>")
 _FENCE_OPEN = re.compile(r"^`{3,}[A-Za-z0-9_+-]{0,20}[ \t]*\n")
 
 
