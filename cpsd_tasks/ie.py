@@ -47,6 +47,8 @@ EXACT_ONLY_TYPES = frozenset({"人名", "报案人", "金额", "电话号码", "
 #: this long. At τ = 0.8 no string of ≤ 3 characters can reach τ with a single edit anyway; the
 #: floor keeps a lowered τ from pairing 2–3 character strings such as 冰毒/冰糖 or 当晚/当天.
 MIN_FUZZY_LEN = 4
+#: NER types that are persons: a trailing "(主犯)" style note is dropped from their line values.
+PERSON_TYPES = frozenset({"人名", "报案人"})
 #: RE relations whose tail is a person (exact) or a drug (may match fuzzily) (SPEC §4.2).
 PERSON_TAIL_RELATIONS = frozenset({"贩卖给", "非法容留"})
 DRUG_TAIL_RELATIONS = frozenset({"贩卖毒品", "持有"})
@@ -55,8 +57,19 @@ DRUG_TAIL_RELATIONS = frozenset({"贩卖毒品", "持有"})
 UNKNOWN = "<unknown>"
 
 
+#: Names longer than this are never a type/relation/field name (their lookup form is the raw text,
+#: which keeps :func:`cpsd_tasks.text.normalize`, slow on 100k-character junk, off them).
+_MAX_KEY_CHARS = 64
+#: Entity strings longer than this skip the edge/prefix stripping of :func:`norm_text` (it is slow on
+#: long runs of "答案" prefixes; no entity is this long, so such a string is a false positive anyway).
+_MAX_ENTITY_CHARS = 500
+
+
 def _key(text: str) -> str:
-    """Lookup form of a type/relation/field name: normalised, no spaces/_/-, case-folded."""
+    """Lookup form of a type/relation/field name: normalised, no spaces/_/-, case-folded (names
+    longer than :data:`_MAX_KEY_CHARS` are returned as they are: they match nothing)."""
+    if len(text) > _MAX_KEY_CHARS:
+        return text
     return re.sub(r"[\s_\-]+", "", normalize(text)).casefold()
 
 
@@ -112,12 +125,34 @@ _TAIL_KEYS = frozenset(map(_key, ("tail", "客体", "尾实体", "object", "targ
 # Outputs that explicitly say "nothing found" (after normalisation, case-folded).
 _NONE_ANSWERS = frozenset({"无", "没有", "none", "null", "nil", "empty", "无实体", "没有实体", "未发现实体",
                            "无关系", "没有关系", "未发现关系", "不存在", "无相关实体", "无相关关系"})
-_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
-_LINE = re.compile(r"^\s*(?:[-*+•·]|\d{1,3}[.、)])?\s*(?:\*\*)?([^:\n]{1,16}?)(?:\*\*)?\s*:\s*(.+?)\s*$")
+# Every regex below runs in linear time on any input: no two unbounded quantifiers can match the
+# same characters (a 50k-space line or an unclosed 50k-character fence used to take seconds).
+_FENCE_INFO = re.compile(r"[ \t]*[A-Za-z0-9_-]*[ \t]*\n?")  # language tag after an opening ```
+# 类型：值 line: optional list marker, type (1–16 characters, starting with a non-space, optionally
+# **bold**), colon, value (stripped afterwards).
+_LINE = re.compile(r"^\s*(?:(?:[-*+•·]|\d{1,3}[.、)])\s*)?(?:\*\*)?([^:\s][^:\n]{0,15}?)(?:\*\*)?[ \t]*:(.+)$")
 _VALUE_SPLIT = re.compile(r"[、;]|(?<!\d),|,(?!\d)")
-_TRIPLE_SPLIT = re.compile(r"\s*(?:->|→|=>|—+|[|\t]|(?<!\d),|,(?!\d)|(?<!\d)-+(?!\d))\s*")
+_GROUP_SPLIT = re.compile(r"([;,])")  # separators that may also start a new 类型：值 group on one line
+_TRIPLE_SPLIT = re.compile(r"->|→|=>|—+|[|\t]|(?<!\d),|,(?!\d)|(?<!\d)-+(?!\d)")  # parts are stripped
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]{0,10}(?:\s[^<>\n]{0,200})?/?>")  # <b>, </b>, <br/>, <span …>
+_NOTE = re.compile(r"\([^()]*\)$")  # a trailing parenthetical note "张某 (主犯)" (after NFKC: ASCII parens)
+# An explicit answer declaration; the text after the last one is read first (see parse_output).
+_DECLARATION = re.compile(r"(?:最终答案|答案|final answer|answer)(?:如下|是|为)?[ \t]*:", re.IGNORECASE)
+_MAX_NONE_CHARS = 100  # longer outputs are never a bare "无"/"none" answer
 _MAX_CANDIDATES = 200  # strict JSON start positions tried per block (keeps 10k-char outputs fast)
-_MAX_REPAIRS = 2  # json_repair attempts per block (it reads on past the first value; ~1 s on 10k nested brackets)
+_MAX_REPAIRS = 2  # json_repair attempts per block (it reads on past the first value)
+#: Most characters handed to ``json_repair`` in one call after the strictly valid prefix (where
+#: ``json.JSONDecoder`` stopped); the rest is cut off, so a broken answer is read up to here. A
+#: truncated but otherwise valid answer of any length is read whole (json_repair is fast on valid
+#: JSON), but json_repair is quadratic on broken input (repeated unclosed strings: 26k characters
+#: took 2.4 s, 78k 21 s; ``["`` repeated: 8k characters 1.8 s); 2,500 characters cost at most
+#: ~0.25 s and are ~2× the longest gold answer of the stand-in data (1,175 characters as JSON).
+REPAIR_MAX_CHARS = 2_500
+#: Total broken characters (as in :data:`REPAIR_MAX_CHARS`) handed to ``json_repair`` per
+#: :func:`parse_output` call (all blocks together).
+REPAIR_BUDGET = 2 * REPAIR_MAX_CHARS
+#: JSON nesting read into items (deeper values are ignored, never recursed into).
+_MAX_DEPTH = 6
 
 
 def norm_text(text: Any) -> str:
@@ -125,11 +160,15 @@ def norm_text(text: Any) -> str:
 
     Steps: :func:`cpsd_tasks.text.normalize` (NFKC, edge punctuation/quotes/Markdown stripped,
     answer prefix removed), then all inner whitespace removed and case folded (``汪 某`` and ``汪某``,
-    ``WXID_AB`` and ``wxid_ab`` are the same entity). Non-strings give ``""``.
+    ``WXID_AB`` and ``wxid_ab`` are the same entity). Non-strings give ``""``. Strings longer than
+    :data:`_MAX_ENTITY_CHARS` characters get NFKC, whitespace removal and case folding only.
     """
     if not isinstance(text, (str, int, float)) or isinstance(text, bool):
         return ""
-    return re.sub(r"\s+", "", normalize(str(text))).casefold()
+    text = str(text)
+    if len(text) > _MAX_ENTITY_CHARS:
+        return re.sub(r"\s+", "", answer_text(text)).casefold()
+    return re.sub(r"\s+", "", normalize(text)).casefold()
 
 
 # --------------------------------------------------------------------------------------------
@@ -152,34 +191,57 @@ class Parsed:
     valid: bool
 
 
-def _strict_values(text: str) -> tuple[list[tuple[int, Any]], list[int]]:
+def _strict_values(text: str) -> tuple[list[tuple[int, Any]], list[tuple[int, int]]]:
     """Strict JSON values embedded in ``text`` (``json.JSONDecoder.raw_decode`` at each ``[``/``{``).
 
     Returns:
-        ``([(start, value), …], [start positions where no valid JSON begins])``, left to right;
-        positions inside a decoded value are skipped; at most :data:`_MAX_CANDIDATES` are tried.
+        ``([(start, value), …], [(start, error position), …])``, left to right: the values, and the
+        start positions where no valid JSON begins with the position where strict decoding
+        stopped (the start itself after a RecursionError); positions inside a decoded value are
+        skipped; at most :data:`_MAX_CANDIDATES` are tried.
     """
     decoder = json.JSONDecoder()
     values: list[tuple[int, Any]] = []
-    failed: list[int] = []
+    failed: list[tuple[int, int]] = []
     end = -1
     for m in list(re.finditer(r"[\[{]", text))[:_MAX_CANDIDATES]:
         if m.start() < end:
             continue
         try:
             value, end = decoder.raw_decode(text, m.start())
-        except ValueError:
-            failed.append(m.start())
+        except json.JSONDecodeError as e:
+            failed.append((m.start(), max(e.pos, m.start())))
+            continue
+        except RecursionError:  # thousands of nested brackets
+            failed.append((m.start(), m.start()))
             continue
         values.append((m.start(), value))
     return values, failed
 
 
-def _repaired(text: str) -> Any:
-    """``json_repair``'s reading of ``text``: a list/dict, ``None`` (no JSON), or ``False`` when it
-    gave up with an error (e.g. thousands of nested brackets); never raises."""
+class _Budget:
+    """Characters still allowed to ``json_repair`` in one :func:`parse_output` call."""
+
+    def __init__(self, chars: int = REPAIR_BUDGET):
+        self.chars = chars
+
+
+def _repaired(text: str, valid: int, budget: _Budget) -> Any:
+    """``json_repair``'s reading of ``text``, whose first ``valid`` characters are strictly valid
+    JSON (cheap to repair): the text is cut after ``valid`` + :data:`REPAIR_MAX_CHARS` characters,
+    or what is left of ``budget``, which is charged for the characters after ``valid`` only.
+
+    Returns:
+        A list/dict, ``None`` (no JSON), or ``False`` when it gave up with an error (e.g.
+        thousands of nested brackets: RecursionError) or the budget is spent; never raises.
+    """
     import json_repair
 
+    if budget.chars <= 0:
+        return False
+    broken = min(REPAIR_MAX_CHARS, budget.chars, len(text) - valid)
+    text = text[:valid + broken]
+    budget.chars -= broken
     try:
         value = json_repair.loads(text)
     except Exception:  # noqa: BLE001 - a lenient parser on arbitrary text: any failure = no value
@@ -187,7 +249,7 @@ def _repaired(text: str) -> Any:
     return value if isinstance(value, (list, dict)) else None
 
 
-def _parse_block(text: str, task_id: str) -> Optional[Parsed]:
+def _parse_block(text: str, task_id: str, budget: _Budget) -> Optional[Parsed]:
     """Read items from the JSON in one block of text, or ``None`` when it holds no usable JSON.
 
     Order: the whole block as strict JSON; else the first strict JSON value embedded in prose
@@ -195,7 +257,10 @@ def _parse_block(text: str, task_id: str) -> Optional[Parsed]:
     truncated JSON, whose inner objects alone would parse), ``json_repair`` from there (up to
     :data:`_MAX_REPAIRS` such positions) — the
     reading with more items wins (trailing commas, single/curly quotes, unquoted keys, missing
-    closing brackets are repaired).
+    closing brackets are repaired; json_repair sees the strictly valid prefix plus at most
+    :data:`REPAIR_MAX_CHARS` characters, and at most :data:`REPAIR_BUDGET` such characters per
+    output). Nesting too deep for the ``json`` module
+    (RecursionError) counts as not JSON.
     """
     def read(value: Any) -> _Reader:
         reader = _Reader(task_id)
@@ -204,7 +269,7 @@ def _parse_block(text: str, task_id: str) -> Optional[Parsed]:
 
     try:
         whole = read(json.loads(text.strip()))
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     else:
         return Parsed(tuple(whole.items), True) if whole.items or whole.shaped else None
@@ -217,8 +282,8 @@ def _parse_block(text: str, task_id: str) -> Optional[Parsed]:
             best = (start, reader)
             break
         shaped = shaped or reader.shaped
-    for start in [f for f in failed if best is None or f < best[0]][:_MAX_REPAIRS]:
-        value = _repaired(text[start:])
+    for start, stop in [f for f in failed if best is None or f[0] < best[0]][:_MAX_REPAIRS]:
+        value = _repaired(text[start:], stop - start, budget)
         if value is False:  # unrepairable from here: later starts are suffixes of the same text
             break
         if value is None:
@@ -241,10 +306,11 @@ def _first(d: dict[str, Any], keys: frozenset[str]) -> Any:
     return None
 
 
-def _strings(value: Any) -> list[str]:
-    """A field value as a list of strings (a list of strings stays a list, scalars become one)."""
+def _strings(value: Any, depth: int = 0) -> list[str]:
+    """A field value as a list of strings (a list of strings stays a list, scalars become one;
+    lists nested deeper than :data:`_MAX_DEPTH` are ignored)."""
     if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
+        return [s for v in value for s in _strings(v, depth + 1)] if depth <= _MAX_DEPTH else []
     text = norm_text(value)
     return [text] if text else []
 
@@ -253,6 +319,7 @@ class _Reader:
     """Collect NER/RE items from decoded JSON of any of the accepted shapes."""
 
     def __init__(self, task_id: str):
+        self.task_id = task_id
         self.kind = get_task(task_id).kind
         self.types = TYPE_ALIASES.get(task_id, {})
         self.items: list[tuple[str, ...]] = []
@@ -263,7 +330,7 @@ class _Reader:
         return table.get(_key(name)) if isinstance(name, str) else None
 
     def read(self, value: Any, depth: int = 0) -> None:
-        if depth > 6:
+        if depth > _MAX_DEPTH:
             return
         if isinstance(value, list):
             if not value:
@@ -333,29 +400,110 @@ class _Reader:
             self.items.append((self.type_of(rel) or UNKNOWN, h, t))
 
     def read_lines(self, text: str) -> None:
-        """``类型：实体、实体`` lines (NER), ``head | relation | tail`` or ``关系：head，tail`` lines (RE)."""
-        for line in text.splitlines():
-            if self.kind == "re":
-                parts = [p for p in (norm_text(x) for x in _TRIPLE_SPLIT.split(line.strip(" ()[]（）【】<>"))) if p]
-                if len(parts) == 3 and self.type_of(parts[1]):
-                    self.add_triple(parts[1], parts[0], parts[2])
-                    continue
-            m = _LINE.match(line)
-            if not m or not self.type_of(m.group(1)):
+        """Line formats: Markdown tables, ``类型：实体、实体`` lines (NER), ``head | relation | tail`` or
+        ``关系：head，tail`` lines (RE). Simple HTML tags (``<b>``, ``</b>``, ``<br/>``) are removed
+        first; one line may hold several ``类型：值`` groups separated by ``;`` or ``,``."""
+        lines = [_HTML_TAG.sub("", line) for line in text.splitlines()]
+        i = 0
+        while i < len(lines):
+            consumed = self.read_table(lines, i)
+            if consumed:
+                i += consumed
                 continue
-            values = [norm_text(v) for v in _VALUE_SPLIT.split(m.group(2))]
-            values = [v for v in values if v and v not in _NONE_ANSWERS]
-            if self.kind == "re":
-                if len(values) == 2:
-                    self.add_triple(m.group(1), values[0], values[1])
-                elif len(values) == 1:
-                    pair = [p for p in re.split(r"->|→|=>|—+|(?<!\d)-+(?!\d)", values[0]) if p]
-                    if len(pair) == 2:
-                        self.add_triple(m.group(1), pair[0], pair[1])
+            for group in self.groups(lines[i]):
+                self.read_line(group)
+            i += 1
+
+    def read_table(self, lines: list[str], i: int) -> int:
+        """Read a Markdown table starting at ``lines[i]`` (header row, ``---`` separator row, data
+        rows up to the first line without ``|``); each row is read as the JSON object
+        ``{header cell: row cell}`` (so ``| 类型 | 实体 |``, ``| 头实体 | 关系 | 尾实体 |`` and
+        ``| 人名 | 地点 |`` headers work). Returns the number of lines consumed, 0 when there is no
+        table here or its header names no known field/type."""
+        header = _cells(lines[i])
+        if len(header) < 2 or i + 1 >= len(lines):
+            return 0
+        separator = _cells(lines[i + 1])
+        if len(separator) != len(header) or not all(re.fullmatch(r":?-+:?", c) for c in separator):
+            return 0
+        table = _Reader(self.task_id)
+        j = i + 2
+        while j < len(lines):
+            row = _cells(lines[j])
+            if not row:
+                break
+            table.read_dict(dict(zip(header, row)), 0)
+            j += 1
+        if not table.shaped:
+            return 0
+        self.items.extend(table.items)
+        self.shaped = True
+        return j - i
+
+    def groups(self, line: str) -> list[str]:
+        """``line`` cut at each ``;``/``,`` that is followed by a new ``类型：值`` group (known type)."""
+        parts = _GROUP_SPLIT.split(line)
+        groups = [[parts[0]]]
+        for sep, segment in zip(parts[1::2], parts[2::2]):
+            m = _LINE.match(segment)
+            if m and self.type_of(m.group(1)):
+                groups.append([segment])
             else:
-                self.shaped = True
-                for v in values:
-                    self.add_entity(m.group(1), v)
+                groups[-1] += [sep, segment]
+        return ["".join(g) for g in groups]
+
+    def read_line(self, line: str) -> None:
+        """One ``类型：值`` group or RE triple line. A trailing parenthetical note is dropped from
+        person values (``人名：张某 (主犯)`` → 张某): NER types in :data:`PERSON_TYPES`, RE heads,
+        and tails of :data:`PERSON_TAIL_RELATIONS`."""
+        if self.kind == "re":
+            parts = [p for p in (norm_text(x) for x in _TRIPLE_SPLIT.split(line.strip(" ()[]（）【】<>"))) if p]
+            if len(parts) == 3 and self.type_of(parts[1]):
+                self.add_triple(parts[1], parts[0], parts[2])
+                return
+        m = _LINE.match(line)
+        typ = self.type_of(m.group(1)) if m else None
+        if not typ:
+            return
+        raw = [v for v in _VALUE_SPLIT.split(m.group(2)) if norm_text(v) and norm_text(v) not in _NONE_ANSWERS]
+        if self.kind == "re":
+            if len(raw) == 2:
+                tail = _drop_note(raw[1]) if typ in PERSON_TAIL_RELATIONS else raw[1]
+                self.add_triple(typ, norm_text(_drop_note(raw[0])), norm_text(tail))
+            elif len(raw) == 1:
+                pair = [p for p in re.split(r"->|→|=>|—+|(?<!\d)-+(?!\d)", norm_text(raw[0])) if p]
+                if len(pair) == 2:
+                    self.add_triple(typ, pair[0], pair[1])
+        else:
+            self.shaped = True
+            for v in raw:
+                self.add_entity(typ, norm_text(_drop_note(v) if typ in PERSON_TYPES else v))
+
+
+def _cells(line: str) -> list[str]:
+    """Cells of a Markdown table row (outer ``|`` optional), or ``[]`` for a line without ``|``."""
+    line = line.strip()
+    if "|" not in line:
+        return []
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|"):
+        line = line[:-1]
+    return [c.strip() for c in line.split("|")]
+
+
+def _drop_note(value: str) -> str:
+    """``value`` without a trailing ``(…)`` note (``张某 (主犯)`` → ``张某 ``); unchanged when nothing
+    would be left."""
+    cut = _NOTE.sub("", value.rstrip(), count=1)
+    return cut if norm_text(cut) else value
+
+
+def _fenced(text: str) -> list[str]:
+    """Bodies of the Markdown fences (```` ``` ```` … ```` ``` ````) in ``text``, language tag removed;
+    linear time (an unclosed fence is not a block)."""
+    parts = text.split("```")
+    return [body[_FENCE_INFO.match(body).end():] for body in parts[1:-1:2]]
 
 
 def parse_output(output: Optional[str], task_id: str) -> Parsed:
@@ -367,8 +515,12 @@ def parse_output(output: Optional[str], task_id: str) -> Parsed:
     ``["汪某", "贩卖给", "张某"]``; broken JSON repaired by ``json_repair`` (trailing commas, single
     or curly quotes); full-width punctuation (NFKC first); ``类型：实体、实体`` lines; RE lines
     ``汪某 | 贩卖给 | 张某`` or ``贩卖给：汪某，张某``; synonyms and unambiguous English names of
-    types/relations (:data:`TYPE_ALIASES`, :data:`RELATION_ALIASES`). ``<think>`` blocks are
-    removed first (unclosed → nothing to score). Items with an empty text are dropped; items with
+    types/relations (:data:`TYPE_ALIASES`, :data:`RELATION_ALIASES`); Markdown tables with a
+    header row (see :meth:`_Reader.read_table`). ``<think>`` blocks are removed first (unclosed →
+    nothing to score). When the output declares its answer (``答案：``, ``答案如下：``, ``最终答案：``,
+    ``Answer:``, ``Final answer:``), the text after the last declaration is read first and used
+    when it holds a valid answer (so a JSON example before the answer is not scored). Linear time;
+    JSON nested too deeply for the ``json`` module counts as not JSON. Items with an empty text are dropped; items with
     a type outside the inventory are kept under :data:`UNKNOWN` (false positives).
 
     Args:
@@ -383,15 +535,28 @@ def parse_output(output: Optional[str], task_id: str) -> Parsed:
     """
     spec = get_task(task_id)
     text = answer_text(output)
+    budget = _Budget()
+    declaration = None
+    for declaration in _DECLARATION.finditer(text):
+        pass
+    if declaration is not None:
+        parsed = _parse_text(text[declaration.end():], spec.id, budget)
+        if parsed.valid:
+            return parsed
+    return _parse_text(text, spec.id, budget)
+
+
+def _parse_text(text: str, task_id: str, budget: _Budget) -> Parsed:
+    """:func:`parse_output` on an NFKC-folded, think-free text, without the declaration rule."""
     if not text.strip():
         return Parsed((), False)
-    if norm_text(text) in _NONE_ANSWERS:
+    if len(text) <= _MAX_NONE_CHARS and norm_text(text) in _NONE_ANSWERS:
         return Parsed((), True)
-    for block in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
-        parsed = _parse_block(block, spec.id)
+    for block in _fenced(text) + [text]:
+        parsed = _parse_block(block, task_id, budget)
         if parsed is not None:
             return parsed
-    reader = _Reader(spec.id)
+    reader = _Reader(task_id)
     reader.read_lines(text)
     return Parsed(tuple(reader.items), reader.shaped)
 
@@ -643,7 +808,7 @@ def judge(doc: dict[str, Any], output: Optional[str], alpha: float = DEFAULT_ALP
     scores = doc_scores(total, alpha)
     return Judgement(parsed, by_type, total, scores, error_class(
         strict_correct=scores.f1_exact == 1.0, lenient_correct=scores.f1_fuzzy == 1.0,
-        parsed=parsed.valid, refused=is_refusal(output)))
+        parsed=parsed.valid, refused=not parsed.valid and is_refusal(output)))
 
 
 def run_options(task_id: str) -> tuple[float, float]:

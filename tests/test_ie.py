@@ -103,6 +103,41 @@ PARSER_TABLE = [
      '[{"head": {"text": "汪某", "type": "人名"}, "relation": "贩卖毒品", "tail": {"text": "冰毒"}}]',
      (("贩卖毒品", "汪某", "冰毒"),), True),
     ("re_ner_shape_invalid", "drug_re", '[{"type": "人名", "text": "汪某"}]', (), False),
+    # line format: several groups on one line, HTML tags, person notes, Markdown tables
+    ("one_line_groups", "drug_ner", "人名：汪某、张某；地点：北京市朝阳区",
+     (("人名", "汪某"), ("人名", "张某"), ("地点", "北京市朝阳区")), True),
+    ("one_line_groups_commas_thousands", "drug_ner", "人名:汪某,地点:北京,毒品数量:1,000克;0.5克",
+     (("人名", "汪某"), ("地点", "北京"), ("毒品数量", "1,000克"), ("毒品数量", "0.5克")), True),
+    ("html_tags", "drug_ner", "<b>人名</b>：汪某<br/>", P1, True),
+    ("html_tag_with_colon_attribute", "drug_ner", '<span style="color:red">人名</span>：<b>汪某</b>', P1, True),
+    ("person_note", "drug_ner", "人名: 汪某 (主犯)", P1, True),
+    ("person_notes_not_drug_names", "drug_ner", "人名：汪某（主犯）、张某（从犯）\n毒品类型：甲基苯丙胺（冰毒）",
+     (("人名", "汪某"), ("人名", "张某"), ("毒品类型", "甲基苯丙胺(冰毒")), True),
+    ("note_only_kept", "drug_ner", "人名：(不详)", (("人名", "不详"),), True),
+    ("re_line_trailing_separator", "drug_re", "贩卖给：汪某，张某，\n持有：张某，无", (("贩卖给", "汪某", "张某"),), True),
+    ("re_person_notes_one_line", "drug_re", "贩卖给：汪某（主犯），张某（吸毒人员）；持有：张某，冰毒",
+     (("贩卖给", "汪某", "张某"), ("持有", "张某", "冰毒")), True),
+    ("md_table", "drug_ner", "| 类型 | 实体 |\n|---|---|\n| 人名 | 汪某 |\n| **地点** | 北京 |\n\n以上。",
+     (("人名", "汪某"), ("地点", "北京")), True),
+    ("md_table_columns_swapped", "drug_ner", "| 实体 | 实体类型 |\n| :--- | :---: |\n| 汪某 | 人名 |", P1, True),
+    ("md_table_type_columns", "drug_ner", "人名 | 地点\n--- | ---\n汪某 | 北京\n张某 |",
+     (("人名", "汪某"), ("地点", "北京"), ("人名", "张某")), True),
+    ("md_table_unknown_header", "drug_ner", "| 序号 | 内容 |\n|---|---|\n| 1 | 汪某 |", (), False),
+    ("re_md_table", "drug_re", "| 头实体 | 关系 | 尾实体 |\n|---|---|---|\n| 汪某 | 贩卖给 | 张某 |\n| 汪某 | 持有 | 冰毒 |",
+     (("贩卖给", "汪某", "张某"), ("持有", "汪某", "冰毒")), True),
+    # an explicit answer declaration: the text after the last one is read first
+    ("answer_after_example", "drug_ner",
+     '示例：[{"type":"人名","text":"王某"}]\n答案：[{"type":"人名","text":"汪某"},{"type":"地点","text":"北京"}]',
+     (("人名", "汪某"), ("地点", "北京")), True),
+    ("final_answer_fenced_after_fenced_example", "drug_ner",
+     '示例：\n```json\n[{"type":"人名","text":"王某"}]\n```\n最终答案：\n```json\n'
+     '[{"type":"人名","text":"汪某"},{"type":"地点","text":"北京"}]\n```', (("人名", "汪某"), ("地点", "北京")), True),
+    ("answer_is_english_declaration", "drug_ner",
+     'Example: [{"type":"人名","text":"王某"}]\nFinal Answer: [{"type":"人名","text":"汪某"}]', P1, True),
+    ("answer_none_after_example", "drug_ner", '示例：[{"type":"人名","text":"王某"}]\n答案如下：无', (), True),
+    ("answer_lines_after_example", "drug_ner", "示例：人名：王某\n答案：人名：汪某", P1, True),
+    ("declaration_without_answer_falls_back", "drug_ner",
+     '[{"type":"人名","text":"汪某"},{"type":"地点","text":"北京"}]\n答案：见上', (("人名", "汪某"), ("地点", "北京")), True),
 ]
 
 
@@ -123,6 +158,84 @@ def test_parser_long_outputs_are_fast_and_never_crash():
     assert ie.parse_output(prose, "drug_ner") == ie.Parsed((), False)
     assert ie.parse_output(prose + long_valid[:-1] + ',{"type"', "drug_ner").items[599] == ("人名", "张某599")
     assert time.perf_counter() - start < 10
+
+
+DEEP_OUTPUTS = {
+    "open_brackets": "[" * 1000,
+    "balanced_brackets": "[" * 1000 + "]" * 1000,
+    "open_objects": '{"a":' * 1000,
+    "prose_then_deep": "答案：" + "[" * 5000 + "]" * 5000,
+    "fenced_deep": "```json\n" + "[" * 3000 + "\n```",
+}
+
+
+@pytest.mark.parametrize("name", DEEP_OUTPUTS)
+def test_deep_nesting_is_invalid_never_recursion_error(name):
+    doc = ner_doc([("人名", "汪某")])
+    assert ie.parse_output(DEEP_OUTPUTS[name], "drug_ner") == ie.Parsed((), False)
+    assert ie.parse_output(DEEP_OUTPUTS[name], "drug_re") == ie.Parsed((), False)
+    out = ie.process_results(doc, [DEEP_OUTPUTS[name]])
+    assert (out["score"], out["invalid_rate"]) == (0.0, 1.0)
+
+
+def test_valid_answer_followed_by_deep_junk_is_read():
+    doc = ner_doc([("人名", "汪某")])
+    for junk in ("[" * 1000, "{" * 1000, '{"a":' * 1000):
+        output = '[{"type": "人名", "text": "汪某"}]\n' + junk
+        assert ie.parse_output(output, "drug_ner") == ie.Parsed(P1, True)
+        out = ie.process_results(doc, [output])
+        assert (out["score"], out["invalid_rate"]) == (1.0, 0.0)
+
+
+def test_deeply_nested_text_values_are_ignored():
+    value = "汪某"
+    for _ in range(5000):  # far deeper than the recursion limit
+        value = [value]
+    assert ie._strings(value) == []
+    assert ie._strings([["汪某"], "张某"]) == ["汪某", "张某"]
+
+
+SLOW_BEFORE = {  # (output of ~100k characters, task, expected Parsed or None = not checked)
+    "repair_unclosed_strings": (('[{"type": "人名", "text": "张' * 4000)[:100_000], "drug_ner", None),
+    "repair_unclosed_strings_re": (('[{"type": "人名", "text": "张' * 4000)[:100_000], "drug_re", ie.Parsed((), False)),
+    "repair_list_of_quotes": ('["' * 50_000, "drug_ner", ie.Parsed((), False)),
+    "line_long_spaces": ("人名:a" + " " * 100_000 + "b", "drug_ner", ie.Parsed((("人名", "ab"),), True)),
+    "re_line_long_spaces": ("贩卖给:汪某" + " " * 100_000 + ",张某", "drug_re", ie.Parsed((("贩卖给", "汪某", "张某"),), True)),
+    "spaces_no_colon": (" " * 100_000 + "汪某", "drug_ner", ie.Parsed((), False)),
+    "unclosed_fence": ("```" + "a" * 100_000, "drug_ner", ie.Parsed((), False)),
+    "answer_prefix_runs": ("人名:" + "答案" * 50_000, "drug_ner", ie.Parsed((("人名", "答案" * 50_000),), True)),
+    "long_json_key": (json.dumps({"答案" * 50_000: "汪某"}, ensure_ascii=False), "drug_ner", ie.Parsed((), False)),
+    "many_fences": ('```json\n[{"a":\n```\n' * 5000, "drug_ner", None),
+}
+
+
+@pytest.mark.parametrize("name", SLOW_BEFORE)
+def test_pathological_100k_outputs_parse_in_under_a_second(name):
+    output, task, expected = SLOW_BEFORE[name]
+    assert len(output) >= 95_000
+    start = time.perf_counter()
+    parsed = ie.parse_output(output, task)
+    assert time.perf_counter() - start < 1.0
+    if expected is not None:
+        assert parsed == expected
+    if name == "repair_unclosed_strings":  # json_repair's reading: 人名 items, first text starts with 张
+        assert parsed.valid and parsed.items and all(t == "人名" for t, _ in parsed.items)
+        assert parsed.items[0][1].startswith("张")
+
+
+def test_repair_reads_broken_json_up_to_the_cap():
+    # single quotes: strict JSON stops at position 2 ("[{" is valid), so json_repair gets the first
+    # 2 + 2500 characters. Each item "{'type': '人名', 'text': '张某NNN'}" is 31 characters, 33 with
+    # ", ": item k starts at 1 + 33k; items 0..74 end by 2501, item 75 starts at 2476 and is cut
+    # inside its text after "张某" (indices 2500, 2501).
+    assert ie.REPAIR_MAX_CHARS == 2500
+    output = "[" + ", ".join(f"{{'type': '人名', 'text': '张某{i:03d}'}}" for i in range(200)) + "]"
+    parsed = ie.parse_output(output, "drug_ner")
+    assert len(parsed.items) == 76
+    assert parsed.items[74] == ("人名", "张某074") and parsed.items[75] == ("人名", "张某")
+    # a truncated answer that is valid JSON up to the cut is read whole, however long
+    valid = ner_json([("人名", f"张某{i}") for i in range(1500)])  # ~45k characters
+    assert len(ie.parse_output(valid[:-1] + ', {"type": "人', "drug_ner").items) == 1500
 
 
 # ------------------------------------------------------------------------------------ metric
