@@ -57,19 +57,8 @@ DRUG_TAIL_RELATIONS = frozenset({"贩卖毒品", "持有"})
 UNKNOWN = "<unknown>"
 
 
-#: Names longer than this are never a type/relation/field name (their lookup form is the raw text,
-#: which keeps :func:`cpsd_tasks.text.normalize`, slow on 100k-character junk, off them).
-_MAX_KEY_CHARS = 64
-#: Entity strings longer than this skip the edge/prefix stripping of :func:`norm_text` (it is slow on
-#: long runs of "答案" prefixes; no entity is this long, so such a string is a false positive anyway).
-_MAX_ENTITY_CHARS = 500
-
-
 def _key(text: str) -> str:
-    """Lookup form of a type/relation/field name: normalised, no spaces/_/-, case-folded (names
-    longer than :data:`_MAX_KEY_CHARS` are returned as they are: they match nothing)."""
-    if len(text) > _MAX_KEY_CHARS:
-        return text
+    """Lookup form of a type/relation/field name: normalised, no spaces/_/-, case-folded."""
     return re.sub(r"[\s_\-]+", "", normalize(text)).casefold()
 
 
@@ -160,15 +149,11 @@ def norm_text(text: Any) -> str:
 
     Steps: :func:`cpsd_tasks.text.normalize` (NFKC, edge punctuation/quotes/Markdown stripped,
     answer prefix removed), then all inner whitespace removed and case folded (``汪 某`` and ``汪某``,
-    ``WXID_AB`` and ``wxid_ab`` are the same entity). Non-strings give ``""``. Strings longer than
-    :data:`_MAX_ENTITY_CHARS` characters get NFKC, whitespace removal and case folding only.
+    ``WXID_AB`` and ``wxid_ab`` are the same entity). Non-strings give ``""``.
     """
     if not isinstance(text, (str, int, float)) or isinstance(text, bool):
         return ""
-    text = str(text)
-    if len(text) > _MAX_ENTITY_CHARS:
-        return re.sub(r"\s+", "", answer_text(text)).casefold()
-    return re.sub(r"\s+", "", normalize(text)).casefold()
+    return re.sub(r"\s+", "", normalize(str(text))).casefold()
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,11 +23,8 @@ _EDGE_CHARS = (
     "。，、；：！？“”‘’「」『』《》〈〉【】〔〕（）…—·～"
 )
 # A leading answer prefix such as 答案：/ 答： / 回答: / Answer: / 最终答案是 / 结论：
-_PREFIX = re.compile(
-    r"^(?:最终答案|正确答案|答案|回答|结论|结果|分类结果|分类|判断结果|判断|answer|final answer)"
-    r"\s*(?:是|为)?\s*[:：]?\s*|^答\s*[:：]\s*",
-    re.IGNORECASE,
-)
+_PREFIX = (r"(?:最终答案|正确答案|答案|回答|结论|结果|分类结果|分类|判断结果|判断|answer|final answer)"
+           r"\s*(?:是|为)?\s*[:：]?\s*|答\s*[:：]\s*")
 
 # Refusals: a safety refusal or an inability statement (SPEC §4.1 refusal_rate, §4.6 refusal).
 _REFUSAL = re.compile(
@@ -82,7 +79,10 @@ _ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
 # Tag names are lower-case only, so an option letter in brackets (<B>) is not taken for a tag.
 HTML_TAG = re.compile(r"</?(?:b|i|u|s|em|strong|span|p|div|br|hr|code|pre|font|mark|small|sup|sub|"
                       r"h[1-6]|li|ul|ol|td|th|tr|table|blockquote)(?:\s[^<>]{0,100})?\s?/?>")
-_FENCE_OPEN = re.compile(r"^`{3,}[A-Za-z0-9_+-]{0,20}[ \t]*\n")
+_FENCE_OPEN = r"\s*`{3,}[A-Za-z0-9_+-]{0,20}[ \t]*\n"
+# Everything normalize() drops from the front, in one pass (linear: one character or one whole
+# prefix per repetition, no nested quantifier): fence openers, answer prefixes, edge characters.
+_LEADING = re.compile(f"(?:{_FENCE_OPEN}|{_PREFIX}|[{re.escape(_EDGE_CHARS)}])+", re.IGNORECASE)
 
 
 def normalize(text: Optional[str]) -> str:
@@ -90,9 +90,10 @@ def normalize(text: Optional[str]) -> str:
 
     Steps: ``<think>`` removal, Unicode NFKC (full-width to half-width), zero-width characters and
     simple HTML tags (``<b>``, ``</span>``) removed, a Markdown code fence's opening line
-    (```` ```json ````) removed, then a leading "答案：/答：/Answer:" style prefix removed and
-    whitespace, punctuation, quotes and Markdown marks (``**``, ``#``, backticks) stripped from
-    both ends, repeatedly. Other inner text is left as it is.
+    (```` ```json ````) removed, then leading "答案：/答：/Answer:" style prefixes and whitespace,
+    punctuation, quotes and Markdown marks (``**``, ``#``, backticks) stripped from the front, in
+    any order and number, and the same marks from the end. Other inner text is left as it is.
+    Linear in the length of the text.
 
     Args:
         text: any string or ``None``.
@@ -101,13 +102,10 @@ def normalize(text: Optional[str]) -> str:
         The normalised string; ``""`` for ``None``/empty input.
     """
     text = HTML_TAG.sub("", answer_text(text))
-    previous = None
-    while previous != text:
-        previous = text
-        text = _FENCE_OPEN.sub("", text.lstrip(" \t\r\n"), count=1)
-        text = text.strip(_EDGE_CHARS)
-        text = _PREFIX.sub("", text, count=1)
-    return text
+    leading = _LEADING.match(text)
+    if leading:
+        text = text[leading.end():]
+    return text.rstrip(_EDGE_CHARS)
 
 
 def is_refusal(text: Optional[str]) -> bool:
