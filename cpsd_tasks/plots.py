@@ -171,6 +171,13 @@ def _footer(fig, rows: Sequence["Row"]) -> None:
         fig.text(0.01, -0.02, "\n".join(notes), fontsize=7, ha="left", va="top", color="#555555")
 
 
+def _finish(fig, rows: Sequence["Row"], out_dir: Path, stem: str) -> list[Path]:
+    """Lay out a per-task figure, add the footer for the user's rows, and save it as PNG and SVG."""
+    fig.tight_layout()
+    _footer(fig, [r for r in rows if r.run is not None])
+    return save(fig, out_dir, stem)
+
+
 def _task_title(task: str) -> str:
     from cpsd_tasks.leaderboard import TASK_TITLES
 
@@ -258,9 +265,7 @@ def plot_error_types(judgements: Sequence["SampleJudgement"], rows: Sequence["Ro
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=len(ERROR_CLASSES), bbox_to_anchor=(0.5, 1.02))
     fig.suptitle(text("错误类型分布（SPEC §4.6）", "Error types per model (SPEC §4.6)"), y=1.06)
-    fig.tight_layout()
-    _footer(fig, [r for r in rows if r.run is not None])
-    return save(fig, out_dir, stem)
+    return _finish(fig, rows, out_dir, stem)
 
 
 def plot_strict_vs_fuzzy(rows: Sequence["Row"], out_dir: Path, stem: str = "strict_vs_fuzzy") -> list[Path]:
@@ -296,9 +301,7 @@ def plot_strict_vs_fuzzy(rows: Sequence["Row"], out_dir: Path, stem: str = "stri
         ax.set_title(_task_title(task), fontsize=10)
     axes[0].legend(fontsize=8)
     fig.suptitle(text("严格与模糊准确率（论文图7）", "Strict vs fuzzy accuracy (paper Figure 7)"))
-    fig.tight_layout()
-    _footer(fig, [r for r in rows if r.run is not None])
-    return save(fig, out_dir, stem)
+    return _finish(fig, rows, out_dir, stem)
 
 
 def plot_label_distribution(judgements: Sequence["SampleJudgement"], rows: Sequence["Row"], out_dir: Path,
@@ -356,9 +359,7 @@ def plot_label_distribution(judgements: Sequence["SampleJudgement"], rows: Seque
         ax.set_title(_task_title(task), fontsize=10)
         ax.legend(fontsize=7)
     fig.suptitle(text("预测标签与真实标签分布（论文图8）", "Predicted vs gold label distribution (paper Figure 8)"))
-    fig.tight_layout()
-    _footer(fig, [r for r in rows if r.run is not None])
-    return save(fig, out_dir, stem)
+    return _finish(fig, rows, out_dir, stem)
 
 
 def length_bucket(n: int, edges: Sequence[int] = LENGTH_EDGES) -> int:
@@ -430,9 +431,7 @@ def plot_ie_f1_by_length(rows: Sequence["Row"], out_dir: Path, stem: str = "ie_f
         ax.set_title(_task_title(task), fontsize=10)
         ax.legend(fontsize=7)
     fig.suptitle(text("不同输入长度的 F1（论文图4）", "IE F1 by input length (paper Figure 4)"))
-    fig.tight_layout()
-    _footer(fig, [r for r in rows if r.run is not None])
-    return save(fig, out_dir, stem)
+    return _finish(fig, rows, out_dir, stem)
 
 
 def make_all(rows: Sequence["Row"], out_dir: Path,
