@@ -96,6 +96,8 @@ def char_tokens(text: str) -> list[str]:
 #: jieba's HMM is quadratic on a long run of characters that forms no dictionary word (100,000
 #: such characters took 23 s); text is cut into pieces of at most this many characters first.
 JIEBA_MAX_PIECE = 1000
+# Split after sentence-final punctuation or a line end, keeping it with its sentence.
+_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;\n])")
 
 
 def word_tokens(text: str) -> list[str]:
@@ -113,10 +115,6 @@ def word_tokens(text: str) -> list[str]:
             piece = sentence[start:start + JIEBA_MAX_PIECE]
             tokens.extend(part for word in jieba.cut(piece) for part in word.split())
     return tokens
-
-
-# Split after sentence-final punctuation or a line end, keeping it with its sentence.
-_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;\n])")
 
 
 _ROUGE = None
@@ -293,6 +291,21 @@ def _known_layers(model: str) -> Optional[int]:
     return None
 
 
+def _env_int(name: str) -> Optional[int]:
+    """Environment variable ``name`` as an integer, ``None`` when unset or empty.
+
+    Raises:
+        ValueError: it is set but not an integer (the message names it).
+    """
+    value = os.environ.get(name)
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"${name}={value!r} is not an integer") from None
+
+
 def bertscore_settings(task_id: str) -> BertScoreSettings:
     """Resolve the BERTScore options of ``task_id`` (``--metadata`` > environment > default).
 
@@ -307,19 +320,15 @@ def bertscore_settings(task_id: str) -> BertScoreSettings:
         model, origin = DEFAULT_BERTSCORE_MODEL, "default"
     model = str(model).strip()
     layers = get_option(task_id, "bertscore_num_layers", None, int)
-    if layers is None and os.environ.get(ENV_NUM_LAYERS):
-        try:
-            layers = int(os.environ[ENV_NUM_LAYERS])
-        except ValueError:
-            raise ValueError(f"${ENV_NUM_LAYERS}={os.environ[ENV_NUM_LAYERS]!r} is not an integer") from None
+    if layers is None:
+        layers = _env_int(ENV_NUM_LAYERS)
     if layers is None and model.lower() not in DISABLED:  # _known_layers imports bert_score
         layers = _known_layers(model)
     batch = get_option(task_id, "bertscore_batch_size", None, int)
     if batch is None:
-        try:
-            batch = int(os.environ.get(ENV_BATCH_SIZE) or DEFAULT_BERTSCORE_BATCH_SIZE)
-        except ValueError:
-            raise ValueError(f"${ENV_BATCH_SIZE}={os.environ[ENV_BATCH_SIZE]!r} is not an integer") from None
+        batch = _env_int(ENV_BATCH_SIZE)
+    if batch is None:
+        batch = DEFAULT_BERTSCORE_BATCH_SIZE
     return BertScoreSettings(model=model, num_layers=layers, batch_size=max(1, batch), origin=origin)
 
 
