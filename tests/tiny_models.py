@@ -102,7 +102,6 @@ def train_tokenizer(corpus: Sequence[str], chat_template: bool = True, model_max
         A ``transformers.PreTrainedTokenizerFast``.
     """
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence([
@@ -113,7 +112,14 @@ def train_tokenizer(corpus: Sequence[str], chat_template: bool = True, model_max
     trainer = trainers.BpeTrainer(vocab_size=60000, min_frequency=1, special_tokens=list(SPECIAL_TOKENS),
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train_from_iterator(list(corpus), trainer)
-    hf_tok = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token=BOS_EOS, eos_token=BOS_EOS,
+    return _hf_tokenizer(tok, chat_template, model_max_length)
+
+
+def _hf_tokenizer(backend, chat_template: bool, model_max_length: int):
+    """Wrap a ``tokenizers.Tokenizer`` as the transformers tokenizer the tiny models use."""
+    from transformers import PreTrainedTokenizerFast
+
+    hf_tok = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token=BOS_EOS, eos_token=BOS_EOS,
                                      pad_token=PAD, additional_special_tokens=[IM_START, IM_END],
                                      model_max_length=model_max_length)
     if chat_template:
@@ -134,16 +140,9 @@ def project_tokenizer(chat_template: bool = True, model_max_length: int = 1024,
         A fresh ``PreTrainedTokenizerFast`` (see :func:`train_tokenizer` for the arguments).
     """
     from tokenizers import Tokenizer
-    from transformers import PreTrainedTokenizerFast
 
     corpus = tuple(project_corpus()) + tuple(extra_texts)
-    backend = Tokenizer.from_str(_cached_tokenizer_json(corpus))
-    hf_tok = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token=BOS_EOS, eos_token=BOS_EOS,
-                                     pad_token=PAD, additional_special_tokens=[IM_START, IM_END],
-                                     model_max_length=model_max_length)
-    if chat_template:
-        hf_tok.chat_template = CHAT_TEMPLATE
-    return hf_tok
+    return _hf_tokenizer(Tokenizer.from_str(_cached_tokenizer_json(corpus)), chat_template, model_max_length)
 
 
 def _script_model(model, tokenizer, script: str, strength: float = 20.0) -> list[int]:
