@@ -10,7 +10,7 @@
   mobile (1[3-9] + 9 digits), landline (0 + area code + 7–8 digits) and 400/800 numbers;
   金额 = number (+万/千) + 元.
 * ``drug_re``: per sentence (split at 。；): 容留 → (person before it, 非法容留, each person after it);
-  卖给/贩卖给/出售给 or 向 X 出售/贩卖 → (seller = first person of the sentence, 贩卖给, buyer) and
+  卖给/贩卖给/出售给/交给 or 向 X 出售/贩卖 → (seller = first person of the sentence, 贩卖给, buyer) and
   (seller, 贩卖毒品, first drug of the sentence); 查获/缴获 + a drug → (last person named before it in
   the sentence, or else the previous sentence's last person, 持有, that drug). Triples are
   deduplicated.
@@ -57,6 +57,11 @@ _ACCOUNT = re.compile(r"(?:QQ|qq|微信|抖音|快手|支付宝)(?:号码|号|�
                       r"([A-Za-z0-9][A-Za-z0-9_\-]{4,29})")
 _PHONE = re.compile(r"(?<![\d-])(?:1[3-9]\d{9}|0\d{2,3}-?\d{7,8}|[48]00\d{7})(?![\d-])")
 _MONEY = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:万|千)?元|(?<![\d.,])\d+(?:\.\d+)?(?:万|千)?元")
+_SENTENCE_END = re.compile(r"[。；;]")
+_SHELTER = re.compile(r"容留")
+_SOLD_TO = re.compile(r"(?:贩卖给|卖给|出售给|交给)")
+_SELLS_TO = re.compile(r"向(" + _NAME.pattern + r")(?:[^，。]{0,12}?)(?:出售|贩卖)")
+_SEIZED = re.compile(r"查获|缴获")
 
 Span = tuple[int, int, str, str]  # start, end, type, text
 
@@ -106,20 +111,20 @@ def drug_relations(text: str) -> list[dict[str, str]]:
     """Relation triples of a drug-case text (see module docstring), deduplicated, in text order."""
     triples: list[tuple[str, str, str]] = []
     last_person = None
-    for sentence in re.split(r"[。；;]", text):
+    for sentence in _SENTENCE_END.split(text):
         people = [(m.start(), m.group()) for m in _NAME.finditer(sentence)]
         drugs = [(m.start(), m.group()) for m in _DRUG.finditer(sentence)]
-        for m in re.finditer(r"容留", sentence):
+        for m in _SHELTER.finditer(sentence):
             before = [p for i, p in people if i < m.start()]
             if before:
                 triples += [(before[-1], "非法容留", p) for i, p in people if i > m.start() and p != before[-1]]
-        sale = re.search(r"(?:贩卖给|卖给|出售给|交给)", sentence)
+        sale = _SOLD_TO.search(sentence)
         buyer = None
         if sale:
             after = [p for i, p in people if i >= sale.end()]
             buyer = after[0] if after else None
         else:
-            sale = re.search(r"向(" + _NAME.pattern + r")(?:[^，。]{0,12}?)(?:出售|贩卖)", sentence)
+            sale = _SELLS_TO.search(sentence)
             buyer = sale.group(1) if sale else None
         if sale and people:
             seller = people[0][1]
@@ -127,7 +132,7 @@ def drug_relations(text: str) -> list[dict[str, str]]:
                 triples.append((seller, "贩卖给", buyer))
             if drugs:
                 triples.append((seller, "贩卖毒品", drugs[0][1]))
-        for m in re.finditer(r"查获|缴获", sentence):
+        for m in _SEIZED.finditer(sentence):
             found = [d for i, d in drugs if i > m.start()]
             before = [p for i, p in people if i < m.start()]
             holder = before[-1] if before else last_person
