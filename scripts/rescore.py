@@ -14,8 +14,9 @@ Every folder under OUTPUT_DIR that holds such sample files (lm-eval writes one p
 run; for each task the newest file of that folder is used. The script prints a table per run
 (with the value the run itself reported, when there is one) and writes all figures to
 ``OUTPUT_DIR/rescored_<time>.json`` (or ``--out``); a missing BERTScore is ``null`` there, with
-the reason in ``bertscore_config``. Exit status: 0, or 1 when BERTScore is missing for some task,
-2 when no sample file was found.
+the reason in ``bertscore_config``. Exit status: 0 (also when BERTScore was switched off on
+purpose with ``--bertscore-model none``), 1 when BERTScore is missing for some task for any other
+reason, 2 when no sample file was found.
 """
 
 from __future__ import annotations
@@ -102,6 +103,15 @@ def rescore_file(path: Path, task: str) -> dict[str, Any]:
     return out
 
 
+def _switched_off(task: str) -> bool:
+    """True when ``task``'s BERTScore is off on purpose (``--bertscore-model none`` or
+    ``$CPSD_BERTSCORE_MODEL=none``); False too when its options cannot be read (a real error)."""
+    try:
+        return generation.bertscore_settings(task).disabled
+    except ValueError:
+        return False
+
+
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return "missing" if math.isnan(value) else f"{value:.4f}"
@@ -153,7 +163,8 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     report: dict[str, Any] = {"created": time.strftime("%Y-%m-%dT%H:%M:%S"),
                               "bert_score_version": generation.bert_score_version(), "runs": {}}
-    missing = False
+    missing = False  # BERTScore absent for a task whose BERTScore was not switched off on purpose
+    switched_off = False
     started = time.perf_counter()
     for folder, files in sorted(runs.items()):
         name = str(folder.relative_to(args.output_dir)) if args.output_dir.is_dir() else str(folder)
@@ -163,7 +174,11 @@ def main(argv: Optional[list[str]] = None) -> int:
             values = rescore_file(path, task)
             before = run_values(path, f"cpsd_{task}")
             results[f"cpsd_{task}"] = {"source": str(path), **values}
-            missing |= generation.is_missing(values.get("bertscore_f1"))
+            if generation.is_missing(values.get("bertscore_f1")):
+                if _switched_off(task):
+                    switched_off = True
+                else:
+                    missing = True
             for metric in (*NUMERIC, "bertscore_config"):
                 if metric in values:
                     print(f"| cpsd_{task} | {metric} | {_fmt(values[metric])} | {_fmt(before.get(metric))} |")
@@ -188,6 +203,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         print("rescore: BERTScore is MISSING for some task (see the error above); the other "
               "metrics are complete", file=sys.stderr)
         return 1
+    if switched_off:
+        print("rescore: BERTScore was switched off (bertscore_model=none); the other metrics are "
+              "complete", file=sys.stderr)
     return 0
 
 

@@ -433,6 +433,33 @@ def test_cli_predict_only_then_rescore(tmp_path, baseline_url, hf_home, tiny_ber
     assert row["rougeL_char"] == pytest.approx(sum(s["rougeL_char"] for s in direct) / 3, abs=1e-12)
 
 
+def test_rescore_exit_status_bertscore_switched_off_vs_missing(tmp_path, capsys):
+    # A hand-made sample log (no CLI run): one case_summary sample, output = the reference.
+    doc = demo_docs("case_summary")[0]
+    run_dir = tmp_path / "out" / "model"
+    run_dir.mkdir(parents=True)
+    sample = {"doc_id": 0, "doc": doc, "filter": "none", "resps": [[doc["reference"]]],
+              "filtered_resps": [doc["reference"]]}
+    (run_dir / "samples_cpsd_case_summary_2024-01-01T00-00-00.jsonl").write_text(
+        json.dumps(sample, ensure_ascii=False) + "\n", encoding="utf-8")
+    rescore = _rescore_module()
+    # Switched off on purpose: not an error.
+    out_json = tmp_path / "off.json"
+    assert rescore.main([str(tmp_path / "out"), "--bertscore-model", "none", "--tasks", "case_summary",
+                         "--out", str(out_json)]) == 0
+    err = capsys.readouterr().err
+    assert "BERTScore was switched off" in err and "see the error above" not in err
+    row = json.loads(out_json.read_text(encoding="utf-8"))["runs"]["model"]["results"]["cpsd_case_summary"]
+    assert row["bertscore_f1"] is None and row["bertscore_config"] == "MISSING: switched off (none)"
+    assert row["n"] == 1 and row["rougeL_char"] == pytest.approx(1.0, abs=1e-7)
+    # A model that cannot be loaded: still exit status 1 with the pointer to the error.
+    g.reset_bertscore_state()
+    assert rescore.main([str(tmp_path / "out"), "--bertscore-model", str(tmp_path / "no_such_bert"),
+                         "--tasks", "case_summary", "--out", str(tmp_path / "missing.json")]) == 1
+    err = capsys.readouterr().err
+    assert "BERTScore is MISSING" in err and "switched off" not in err
+
+
 def test_cli_without_bert_model_reports_missing(tmp_path, baseline_url, hf_home):
     metadata = ("--metadata", "bertscore_model=/nonexistent/bert", "--limit", "2")
     run = run_cpsd_eval("cpsd_tg", baseline_url, tmp_path / "out", hf_home, extra=metadata)
