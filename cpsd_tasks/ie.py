@@ -26,6 +26,7 @@ pooled over documents, then the α mix), ``f1_<type>`` per type or relation (poo
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -57,9 +58,13 @@ DRUG_TAIL_RELATIONS = frozenset({"贩卖毒品", "持有"})
 UNKNOWN = "<unknown>"
 
 
+_KEY_DROP = re.compile(r"[\s_\-]+")
+_SPACES = re.compile(r"\s+")
+
+
 def _key(text: str) -> str:
     """Lookup form of a type/relation/field name: normalised, no spaces/_/-, case-folded."""
-    return re.sub(r"[\s_\-]+", "", normalize(text)).casefold()
+    return _KEY_DROP.sub("", normalize(text)).casefold()
 
 
 def _aliases(table: dict[str, Iterable[str]]) -> dict[str, str]:
@@ -153,7 +158,7 @@ def norm_text(text: Any) -> str:
     """
     if not isinstance(text, (str, int, float)) or isinstance(text, bool):
         return ""
-    return re.sub(r"\s+", "", normalize(str(text))).casefold()
+    return _SPACES.sub("", normalize(str(text))).casefold()
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,7 +194,7 @@ def _strict_values(text: str) -> tuple[list[tuple[int, Any]], list[tuple[int, in
     values: list[tuple[int, Any]] = []
     failed: list[tuple[int, int]] = []
     end = -1
-    for m in list(re.finditer(r"[\[{]", text))[:_MAX_CANDIDATES]:
+    for m in itertools.islice(re.finditer(r"[\[{]", text), _MAX_CANDIDATES):
         if m.start() < end:
             continue
         try:
@@ -348,25 +353,20 @@ class _Reader:
                     self.add_entity(typ, s)
                 self.shaped = True
                 return
-            # grouped form {"人名": ["汪某", "张某"], "时间": "…"}
-            grouped = [(k, v) for k, v in d.items() if self.type_of(k)]
-            if grouped:
-                for k, v in grouped:
-                    for s in _strings(v):
-                        self.add_entity(k, s)
-                self.shaped = True
-                return
-        if self.kind == "re":  # grouped form {"贩卖给": [{"head":…, "tail":…}], …}
-            grouped = [(k, v) for k, v in d.items() if self.type_of(k)]
-            if grouped:
-                for k, v in grouped:
+        grouped = [(k, v) for k, v in d.items() if self.type_of(k)]
+        if grouped:
+            for k, v in grouped:
+                if self.kind == "re":  # {"贩卖给": [{"head":…, "tail":…}], …}
                     for pair in (v if isinstance(v, list) else [v]):
                         if isinstance(pair, dict):
                             h, t = _first(pair, _HEAD_KEYS), _first(pair, _TAIL_KEYS)
                             if h is not None and t is not None:
                                 self.add_triple(k, h, t)
-                self.shaped = True
-                return
+                else:  # {"人名": ["汪某", "张某"], "时间": "…"}
+                    for s in _strings(v):
+                        self.add_entity(k, s)
+            self.shaped = True
+            return
         for v in d.values():  # wrapper such as {"entities": [...]} / {"result": {...}}
             if isinstance(v, (list, dict)):
                 self.read(v, depth + 1)
@@ -450,7 +450,7 @@ class _Reader:
         typ = self.type_of(m.group(1)) if m else None
         if not typ:
             return
-        raw = [v for v in _VALUE_SPLIT.split(m.group(2)) if norm_text(v) and norm_text(v) not in _NONE_ANSWERS]
+        raw = [v for v in _VALUE_SPLIT.split(m.group(2)) if (n := norm_text(v)) and n not in _NONE_ANSWERS]
         if self.kind == "re":
             if len(raw) == 2:
                 tail = _drop_note(raw[1]) if typ in PERSON_TAIL_RELATIONS else raw[1]
