@@ -134,11 +134,14 @@ def _drop_questions(text: str) -> str:
     return "".join(part for part in _SENTENCE.split(text) if not part.endswith(("?", "？")))
 
 
+_BLANKS = re.compile(r"[^\S\n]+")
+_LINE_BREAK = re.compile(r" ?\n[ \n]*")
+
+
 def _squeeze(text: str) -> str:
     """Collapse whitespace runs to one space (one newline if the run has one), so that the
     patterns' optional whitespace cannot backtrack over long runs (no quadratic blow-up)."""
-    text = re.sub(r"[^\S\n]+", " ", text)
-    return re.sub(r" ?\n[ \n]*", "\n", text)
+    return _LINE_BREAK.sub("\n", _BLANKS.sub(" ", text))
 
 
 def read_judgement(output: Optional[str], labels: Sequence[str],
