@@ -777,6 +777,13 @@ def _percentiles(stats: np.ndarray, level: float = CI_LEVEL) -> Optional[tuple[f
     return float(lo), float(hi)
 
 
+def _mean_replicates(values: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_boot`` bootstrap means of ``values`` (resampled with replacement), drawn in chunks of 500."""
+    n = len(values)
+    return np.concatenate([values[rng.integers(0, n, (min(500, n_boot - done), n))].mean(axis=1)
+                           for done in range(0, n_boot, 500)])
+
+
 def _replicates(n: int, n_boot: int, rng: np.random.Generator,
                 stat: Callable[[np.ndarray], float]) -> np.ndarray:
     return np.array([stat(rng.integers(0, n, n)) for _ in range(n_boot)], dtype=float)
@@ -810,8 +817,7 @@ def bootstrap_ci(items: Sequence[Any], aggregate: Callable[[Sequence[Any]], floa
     rng = np.random.default_rng(seed)
     if per_sample is not None:
         point = float(np.mean(per_sample))
-        stats = np.concatenate([per_sample[rng.integers(0, n, (min(500, n_boot - done), n))].mean(axis=1)
-                                for done in range(0, n_boot, 500)])
+        stats = _mean_replicates(per_sample, n_boot, rng)
     else:
         items = list(items)
         point = float(aggregate(items))
@@ -913,10 +919,8 @@ def paired_bootstrap(items_a: Sequence[Any], items_b: Sequence[Any],
                          f"(got {n}, {n_b}, {n_boot})")
     rng = np.random.default_rng(seed)
     if per_sample_a is not None and per_sample_b is not None:
-        diff = per_sample_a - per_sample_b
         a, b = float(per_sample_a.mean()), float(per_sample_b.mean())
-        deltas = np.concatenate([diff[rng.integers(0, n, (min(500, n_boot - done), n))].mean(axis=1)
-                                 for done in range(0, n_boot, 500)])
+        deltas = _mean_replicates(per_sample_a - per_sample_b, n_boot, rng)
     else:
         la, lb = list(items_a), list(items_b)
         a, b = float(aggregate(la)), float(aggregate(lb))
