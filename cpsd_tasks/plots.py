@@ -63,6 +63,8 @@ LABEL_EN: dict[str, str] = {
 }
 CLASS_COLORS: dict[str, str] = {"correct": "#2ca02c", "format": "#1f77b4", "content": "#ff7f0e",
                                 "instruction": "#9467bd", "refusal": "#d62728"}
+#: The classification tasks, in registry order.
+CLF_TASKS: tuple[str, ...] = tuple(t for t, s in TASKS.items() if s.kind == "classification")
 LENGTH_EDGES: tuple[int, ...] = (0, 100, 200, 400, 800)
 _CJK = re.compile(r"[\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
                   r"\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
@@ -133,6 +135,11 @@ def safe(name: str, fallback: str = "") -> str:
 
 def _names(rows: Sequence["Row"]) -> list[str]:
     return [safe(r.label, f"model {i}") for i, r in enumerate(rows, 1)]
+
+
+def _display_names(rows: Sequence["Row"]) -> dict[str, str]:
+    """``{row label: name drawn in the figure}`` (see :func:`_names`)."""
+    return dict(zip([r.label for r in rows], _names(rows)))
 
 
 def save(fig, out_dir: Path, stem: str) -> list[Path]:
@@ -247,7 +254,7 @@ def plot_error_types(judgements: Sequence["SampleJudgement"], rows: Sequence["Ro
         return []
     tasks = [t for t in TASKS if any(k[1] == t for k in counts)]
     order = [r.label for r in rows if r.run is not None]
-    label_of = dict(zip([r.label for r in rows], _names(rows)))
+    label_of = _display_names(rows)
     fig, axes = _grid(len(tasks), cols=2)
     for ax, task in zip(axes, tasks):
         models = [m for m in order if (m, task) in counts]
@@ -274,14 +281,13 @@ def plot_strict_vs_fuzzy(rows: Sequence["Row"], out_dir: Path, stem: str = "stri
     Returns:
         The PNG and SVG paths; ``[]`` when no run row has both metrics for a classification task.
     """
-    clf = [t for t, s in TASKS.items() if s.kind == "classification"]
     run_rows = [r for r in rows if r.run is not None]
-    tasks = [t for t in clf if any(r.value(t, "acc") is not None and r.value(t, "acc_fuzzy") is not None
+    tasks = [t for t in CLF_TASKS if any(r.value(t, "acc") is not None and r.value(t, "acc_fuzzy") is not None
                                    for r in run_rows)]
     if not tasks:
         log.info("strict_vs_fuzzy: no classification results with acc and acc_fuzzy; skipped")
         return []
-    label_of = dict(zip([r.label for r in rows], _names(rows)))
+    label_of = _display_names(rows)
     fig, axes = _grid(len(tasks), cols=2)
     for ax, task in zip(axes, tasks):
         present = [r for r in run_rows if r.value(task, "acc") is not None]
@@ -314,17 +320,16 @@ def plot_label_distribution(judgements: Sequence["SampleJudgement"], rows: Seque
     Returns:
         The PNG and SVG paths; ``[]`` when there are no classification judgements.
     """
-    clf = [t for t, s in TASKS.items() if s.kind == "classification"]
     by_task: dict[str, list] = {}
     for j in judgements:
-        if j.task in clf:
+        if j.task in CLF_TASKS:
             by_task.setdefault(j.task, []).append(j)
-    tasks = [t for t in clf if t in by_task]
+    tasks = [t for t in CLF_TASKS if t in by_task]
     if not tasks:
         log.info("label_distribution: no classification samples; skipped")
         return []
     none = text("无标签", "no label")
-    label_of = dict(zip([r.label for r in rows], _names(rows)))
+    label_of = _display_names(rows)
     data_of = {r.label: r.data for r in rows}
     fig, axes = _grid(len(tasks), cols=2, size=(6.0, 3.8))
     for ax, task in zip(axes, tasks):
@@ -410,7 +415,7 @@ def plot_ie_f1_by_length(rows: Sequence["Row"], out_dir: Path, stem: str = "ie_f
     if not data:
         log.info("ie_f1_by_length: no IE sample logs with per-document f1; skipped")
         return []
-    label_of = dict(zip([r.label for r in rows], _names(rows)))
+    label_of = _display_names(rows)
     tasks = [t for t in TASKS if t in data]
     fig, axes = _grid(len(tasks), cols=min(3, len(tasks)), size=(5.0, 3.8))
     labels = bucket_labels()
