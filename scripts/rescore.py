@@ -32,8 +32,10 @@ from typing import Any, Optional
 
 from cpsd_tasks import generation
 from cpsd_tasks.options import set_task_options
+from cpsd_tasks.tasks import TASKS as REGISTRY
 
-TASKS = ("case_summary", "case_report", "legal_analysis")
+#: The generation tasks (``case_summary``, ``case_report``, ``legal_analysis``), in registry order.
+TASKS = tuple(t for t, spec in REGISTRY.items() if spec.kind == "generation")
 NUMERIC = ("bertscore_f1", *generation.TEXT_METRICS, "score", "empty_rate")
 AGGREGATIONS = {
     "bertscore_f1": generation.agg_bertscore_f1,
