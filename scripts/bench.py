@@ -70,6 +70,8 @@ def rss_now_peak() -> int:
 
 
 def vm_hwm(status: str) -> int:
+    """Peak RSS in bytes from the text of a ``/proc/<pid>/status`` (its ``VmHWM:`` line, in kB);
+    without that line (not Linux) this process's ``ru_maxrss``."""
     for line in status.splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) * 1024
@@ -142,6 +144,7 @@ def stand_in_dir(data_dir: Optional[Path], workdir: Path) -> tuple[Path, dict[st
 
 
 def cli_env(hf_home: Path) -> dict[str, str]:
+    """Environment of a child CLI run: this one, offline, ``HF_HOME=hf_home``, no ``$CPSD_DATA_DIR``."""
     env = dict(os.environ, HF_HOME=str(hf_home), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1",
                TOKENIZERS_PARALLELISM="false")
     env.pop("CPSD_DATA_DIR", None)
@@ -222,6 +225,8 @@ def score_task(task, docs: list[dict], outputs: list[Optional[str]],
 # --------------------------------------------------------------------------- parts
 
 def part_scoring(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Part ``scoring`` (module docstring): per-task seconds over the paper's sizes, the one-off
+    warm-up, task build and prompt rendering, the 100k-character outputs and this process's peak RSS."""
     import cpsd_tasks
     from cpsd_tasks.tasks import TASKS
 
@@ -296,6 +301,8 @@ def build_bert(out: Path, texts: list[str], shape: str) -> Path:
 
 
 def part_bertscore(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Part ``bertscore``: seconds and pairs/s of the three generation tasks' BERTScore (350 pairs)
+    per model (the real one given, else the random ``--bertscore`` shapes), with the peak RSS."""
     import cpsd_tasks
     from cpsd_tasks.tasks import TASKS
 
@@ -343,6 +350,16 @@ def part_bertscore(ctx: dict[str, Any]) -> dict[str, Any]:
 
 def run_eval(ctx: dict[str, Any], tasks: str, server, concurrency: int, extra: tuple[str, ...] = (),
              metadata: Optional[dict[str, Any]] = None, log_samples: bool = True) -> dict[str, Any]:
+    """One ``cpsd-eval`` run of ``tasks`` against ``server`` (BERTScore off unless ``metadata`` says).
+
+    Returns:
+        :func:`run_child`'s dict plus the server's view: ``requests``, ``first_request`` and
+        ``after_last_response`` (seconds from the CLI start / to its end), ``request_phase``,
+        ``server_busy`` and ``max_in_flight``.
+
+    Raises:
+        RuntimeError: the CLI exited non-zero (the end of its stderr in the message).
+    """
     out = Path(tempfile.mkdtemp(dir=ctx["work"], prefix="run-"))
     meta = {"data_dir": str(ctx["data"]), "bertscore_model": "none", **(metadata or {})}
     cmd = [sys.executable, "-m", "cpsd_tasks.cli", "--model", "local-chat-completions",
@@ -365,6 +382,7 @@ def run_eval(ctx: dict[str, Any], tasks: str, server, concurrency: int, extra: t
 
 
 def part_overhead(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Part ``overhead``: one full CLI run on an instant endpoint, wall time split into phases."""
     from fault_server import FaultServer
 
     with FaultServer() as server:
@@ -378,6 +396,7 @@ def part_overhead(ctx: dict[str, Any]) -> dict[str, Any]:
 
 
 def part_latency(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Part ``latency``: ``cpsd_clf`` on a 50 ms endpoint at concurrency 1, 8, 16 against the bound."""
     from fault_server import FaultServer
 
     limit = ctx["args"].latency_requests // 4
@@ -416,6 +435,11 @@ print(json.dumps(out))
 
 
 def part_loading(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Part ``loading``: import, task-index and build seconds in a fresh interpreter, and its peak RSS.
+
+    Raises:
+        RuntimeError: the child interpreter failed (the end of its stderr in the message).
+    """
     meta = json.dumps({"data_dir": str(ctx["data"]), "bertscore_model": "none"})
     res = run_child([sys.executable, "-c", LOADING_SCRIPT, meta, ctx["tasks_arg"]], cli_env(ctx["hf_home"]),
                     cwd=ctx["work"])
@@ -431,10 +455,12 @@ def part_loading(ctx: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- report
 
 def fmt_mib(n: Optional[float]) -> str:
+    """Bytes as whole MiB (``"512 MiB"``); ``"—"`` for ``None``."""
     return "—" if n is None else f"{n / 2 ** 20:.0f} MiB"
 
 
 def table(results: dict[str, Any]) -> str:
+    """The printed Markdown table (measure, value, target, ok/MISSED) of the parts in ``results``."""
     rows: list[tuple[str, str, str, str]] = []
 
     def add(measure: str, value: str, target: str = "", ok: Optional[bool] = None) -> None:
@@ -493,6 +519,7 @@ def table(results: dict[str, Any]) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    """Command line (module docstring): runs the chosen parts, prints the table, writes the JSON; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
     parser.add_argument("--json", default="bench_results.json", help="where to write the JSON (default ./bench_results.json)")
