@@ -609,20 +609,17 @@ class _Fn(str):
     """A ``!function`` reference kept as its dotted path."""
 
 
-class _YamlLoader:  # built lazily so importing this module stays cheap
-    loader = None
+@lru_cache(maxsize=1)
+def _yaml_loader():
+    """A ``yaml.SafeLoader`` subclass reading ``!function a.b`` as :class:`_Fn` (built lazily so
+    importing this module stays cheap)."""
+    import yaml
 
-    @classmethod
-    def get(cls):
-        if cls.loader is None:
-            import yaml
+    class Loader(yaml.SafeLoader):
+        pass
 
-            class Loader(yaml.SafeLoader):
-                pass
-
-            Loader.add_constructor("!function", lambda ld, node: _Fn(ld.construct_scalar(node)))
-            cls.loader = Loader
-        return cls.loader
+    Loader.add_constructor("!function", lambda ld, node: _Fn(ld.construct_scalar(node)))
+    return Loader
 
 
 def _yaml_metric_aggregations(harness_name: str) -> dict[str, str]:
@@ -634,7 +631,7 @@ def _yaml_metric_aggregations(harness_name: str) -> dict[str, str]:
     def load(path: Path, depth: int = 0) -> dict[str, Any]:
         if depth > 5 or not path.is_file():
             return {}
-        cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_YamlLoader.get()) or {}
+        cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_yaml_loader()) or {}
         base: dict[str, Any] = {}
         for inc in ([cfg["include"]] if isinstance(cfg.get("include"), str) else cfg.get("include") or []):
             base.update(load(path.parent / inc, depth + 1))
