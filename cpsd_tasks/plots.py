@@ -37,6 +37,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 
+from cpsd_tasks.errors import error_counts, judge_rows  # noqa: E402
+from cpsd_tasks.leaderboard import DEMO, DIMENSIONS, TASK_TITLES, dimension_scores  # noqa: E402
 from cpsd_tasks.tasks import TASKS  # noqa: E402
 from cpsd_tasks.taxonomy import ERROR_CLASSES  # noqa: E402
 
@@ -172,7 +174,7 @@ def _footer(fig, rows: Sequence["Row"]) -> None:
     notes = []
     if any(r.is_paper for r in rows):
         notes.append("† published figures, measured on the PRIVATE CPSDBench data: not comparable with other data")
-    if any(r.data == "demo" for r in rows):
+    if any(r.data == DEMO for r in rows):
         notes.append("(demo) = embedded synthetic demo set, NOT CPSDBench")
     if notes:
         fig.text(0.01, -0.02, "\n".join(notes), fontsize=7, ha="left", va="top", color="#555555")
@@ -186,8 +188,6 @@ def _finish(fig, rows: Sequence["Row"], out_dir: Path, stem: str) -> list[Path]:
 
 
 def _task_title(task: str) -> str:
-    from cpsd_tasks.leaderboard import TASK_TITLES
-
     return f"cpsd_{task}" if not use_cjk() else f"{TASK_TITLES.get(task, task)} (cpsd_{task})"
 
 
@@ -199,8 +199,6 @@ def plot_radar(rows: Sequence["Row"], out_dir: Path, stem: str = "radar") -> lis
     Returns:
         The PNG and SVG paths; ``[]`` (with a note) when no row has any dimension score.
     """
-    from cpsd_tasks.leaderboard import DIMENSIONS, dimension_scores
-
     dims = list(DIMENSIONS)
     scores = [dimension_scores(r) for r in rows]
     if not any(v is not None for s in scores for v in s.values()):
@@ -246,8 +244,6 @@ def plot_error_types(judgements: Sequence["SampleJudgement"], rows: Sequence["Ro
     Returns:
         The PNG and SVG paths; ``[]`` when there are no judgements.
     """
-    from cpsd_tasks.errors import error_counts
-
     counts = error_counts(judgements)
     if not counts:
         log.info("error_types: no judged samples; skipped")
@@ -452,8 +448,6 @@ def make_all(rows: Sequence["Row"], out_dir: Path,
     Returns:
         The files written (PNG and SVG per figure). A figure that fails is logged and skipped.
     """
-    from cpsd_tasks.errors import judge_rows
-
     _style()
     if judgements is None:
         judgements = judge_rows(rows)
