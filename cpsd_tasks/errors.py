@@ -105,7 +105,7 @@ def _judge_ie(doc: dict[str, Any], output: Optional[str], options: dict[str, Any
 def _judge_reading(doc: dict[str, Any], output: Optional[str], options: dict[str, Any]):
     from cpsd_tasks import qa
 
-    tau = _float(options.get("tau_qa"), 0.6)
+    tau = _float(options.get("tau_qa"), qa.TAU_QA_DEFAULT)
     j = qa.judge_reading(output, doc["answer"], doc["qtype"], tau)
     return j.error_class, doc["answer"], j.prediction
 

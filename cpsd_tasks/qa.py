@@ -394,7 +394,11 @@ def exact_span_match(output: Optional[str], gold: str) -> bool:
     return name_set(answer) == name_set(gold)
 
 
-def fuzzy_span_match(output: Optional[str], gold: str, tau: float = 0.6) -> bool:
+#: Default 模糊 similarity threshold τ_qa (SPEC §4.3); ``--metadata '{"tau_qa": x}'`` overrides it.
+TAU_QA_DEFAULT = 0.6
+
+
+def fuzzy_span_match(output: Optional[str], gold: str, tau: float = TAU_QA_DEFAULT) -> bool:
     """模糊 rule: Levenshtein similarity ≥ τ, or containment within 2× the gold's length (SPEC §4.3).
 
     Both sides are normalised first. Correct when rapidfuzz's
@@ -428,7 +432,7 @@ def tau_qa() -> float:
     Raises:
         ValueError: the value is not a number in [0, 1].
     """
-    tau = get_option("case_reading", "tau_qa", 0.6, float)
+    tau = get_option("case_reading", "tau_qa", TAU_QA_DEFAULT, float)
     if not 0.0 <= tau <= 1.0 or math.isnan(tau):
         raise ValueError(f"cpsd_case_reading: option tau_qa={tau!r} must be in [0, 1]")
     return tau
@@ -477,7 +481,7 @@ def _finish(qtype: str, prediction: Optional[str], correct: bool, strict_correct
     )
 
 
-def judge_reading(output: Optional[str], gold: str, qtype: str, tau: float = 0.6) -> QAJudgement:
+def judge_reading(output: Optional[str], gold: str, qtype: str, tau: float = TAU_QA_DEFAULT) -> QAJudgement:
     """Judge one case_reading output (SPEC §4.3, §4.6).
 
     Args:
@@ -575,7 +579,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     output = results[0] if results else None
     qtype = doc["qtype"]
     if spec.id == "case_reading":
-        j = judge_reading(output, doc["answer"], qtype, tau_qa() if qtype == "模糊" else 0.6)
+        j = judge_reading(output, doc["answer"], qtype, tau_qa() if qtype == "模糊" else TAU_QA_DEFAULT)
     elif spec.id == "police_exam":
         j = judge_exam(output, doc["answer"], qtype, doc.get("options"))
     else:
