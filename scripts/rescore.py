@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from cpsd_tasks import generation
+from cpsd_tasks.errors import sample_output
 from cpsd_tasks.options import set_task_options
 from cpsd_tasks.tasks import TASKS as REGISTRY
 
@@ -90,12 +91,7 @@ def rescore_file(path: Path, task: str) -> dict[str, Any]:
                 continue
             doc = dict(sample["doc"])
             doc.setdefault("task", task)
-            responses = sample.get("filtered_resps")
-            if responses is None:
-                responses = [r[0] if isinstance(r, list) and r else r for r in sample.get("resps", [])]
-            if isinstance(responses, str):
-                responses = [responses]
-            for metric, value in generation.process_results(doc, responses).items():
+            for metric, value in generation.process_results(doc, [sample_output(sample)]).items():
                 per_metric[metric].append(value)
     out: dict[str, Any] = {}
     for metric, values in per_metric.items():
