@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -40,7 +41,16 @@ DEMO_SOURCE = "demo"
 
 
 class DataError(ValueError):
-    """Bad data: the message names file, line, field and what was expected (SPEC §3)."""
+    """Bad data: the message names file, line, field and what was expected (SPEC §3).
+
+    Attributes:
+        headline: what kind of problem this is, for the one-line heading ``cpsd-eval`` prints
+            above the message (``bad data``; ``missing few-shot examples`` …).
+    """
+
+    def __init__(self, message: str, headline: str = "bad data"):
+        super().__init__(message)
+        self.headline = headline
 
 
 def resolve_data_dir(data_dir: Optional[str] = None) -> tuple[Path, bool]:
@@ -228,15 +238,25 @@ _ITEM_KEYS: dict[str, tuple[str, ...]] = {"entities": ("type", "text"), "relatio
 # --------------------------------------------------------------------------- reading files
 
 def read_jsonl(path: Path, task_id: str) -> list[dict[str, Any]]:
-    """Read and validate one task file.
+    """Read and validate one task file (see :func:`read_jsonl_lines` for the details).
+
+    Returns:
+        The records in file order (see :func:`read_jsonl_lines`).
+    """
+    return read_jsonl_lines(path, task_id)[0]
+
+
+def read_jsonl_lines(path: Path, task_id: str) -> tuple[list[dict[str, Any]], list[int]]:
+    """Read and validate one task file, keeping each record's line number.
 
     Args:
         path: a JSONL file in the SPEC §3 schema of ``task_id``.
         task_id: task id (``sentiment`` or ``cpsd_sentiment``).
 
     Returns:
-        The records in file order, each reduced to the schema's fields (see :data:`FIELDS`), with
-        ``id`` as a string. ``exam`` options stay a ``{letter: text}`` dict here.
+        ``(records, line numbers)``: the records in file order, each reduced to the schema's fields
+        (see :data:`FIELDS`), with ``id`` as a string (``exam`` options stay a ``{letter: text}``
+        dict here), and the 1-based line of each record in the file.
 
     Raises:
         DataError: missing file, not UTF-8, invalid JSON, a line that is not an object, a missing
@@ -253,6 +273,7 @@ def read_jsonl(path: Path, task_id: str) -> list[dict[str, Any]]:
         raw = raw[3:]
     probs = _Problems(path)
     records: list[dict[str, Any]] = []
+    linenos: list[int] = []
     seen: dict[str, int] = {}
     for lineno, line_bytes in enumerate(raw.split(b"\n"), start=1):
         try:
@@ -290,6 +311,7 @@ def read_jsonl(path: Path, task_id: str) -> list[dict[str, Any]]:
                 kept[key] = [{k: item.get(k) for k in item_keys} if isinstance(item, dict) else item
                              for item in kept[key]]
         records.append(kept)
+        linenos.append(lineno)
     if not records and not probs.items:
         probs.add(1, "(file)", "expected at least one sample, got an empty file")
     if probs.items:
@@ -297,7 +319,61 @@ def read_jsonl(path: Path, task_id: str) -> list[dict[str, Any]]:
         more = len(probs.items) - len(shown)
         tail = f"\n… and {more} more problem(s)" if more else ""
         raise DataError(f"invalid {spec.id} data ({len(probs.items)} problem(s)):\n" + "\n".join(shown) + tail)
-    return records
+    return records, linenos
+
+
+#: The fields that make a doc's content, per task kind: a few-shot doc with the same content as a
+#: test doc would show that test doc solved in its own prompt.
+CONTENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "classification": ("text",),
+    "ner": ("text",),
+    "re": ("text",),
+    "reading": ("context", "question"),
+    "exam": ("question", "options"),
+    "generation": ("input",),
+}
+
+_ALL_SPACE = re.compile(r"\s+")
+
+
+def content_key(rec: dict[str, Any], kind: str) -> tuple[str, ...]:
+    """A doc's content for duplicate detection: its :data:`CONTENT_FIELDS`, NFKC-folded, with all
+    whitespace removed (a copy that differs only in spacing or full-width forms is the same doc)."""
+    def flat(value: Any) -> str:
+        if isinstance(value, dict):  # exam options: letter order does not matter
+            value = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return _ALL_SPACE.sub("", unicodedata.normalize("NFKC", str(value or "")))
+
+    return tuple(flat(rec.get(f)) for f in CONTENT_FIELDS[kind])
+
+
+def fewshot_leaks(spec: TaskSpec, test: tuple[Path, list[dict[str, Any]], list[int]],
+                  fewshot: tuple[Path, list[dict[str, Any]], list[int]]) -> list[str]:
+    """Few-shot docs that duplicate a test doc (same id, or same content: :func:`content_key`).
+
+    Args:
+        spec: the task. test, fewshot: ``(path, records, line numbers)`` of each file.
+
+    Returns:
+        One ``file:line: field 'x': …`` problem per leaking few-shot doc, naming both places.
+    """
+    test_path, test_recs, test_lines = test
+    few_path, few_recs, few_lines = fewshot
+    by_id = {r["id"]: line for r, line in zip(test_recs, test_lines)}
+    by_content: dict[tuple[str, ...], tuple[int, str]] = {}
+    for r, line in zip(test_recs, test_lines):
+        by_content.setdefault(content_key(r, spec.kind), (line, r["id"]))
+    field = "+".join(CONTENT_FIELDS[spec.kind])
+    probs = _Problems(few_path)
+    for r, line in zip(few_recs, few_lines):
+        if r["id"] in by_id:
+            probs.add(line, "id", f"expected a few-shot example that is not a test doc, got id {r['id']!r:.40}, "
+                                  f"the id of {test_path}:{by_id[r['id']]}")
+        elif content_key(r, spec.kind) in by_content:
+            t_line, t_id = by_content[content_key(r, spec.kind)]
+            probs.add(line, field, f"expected a few-shot example that is not a test doc, got the {field} of "
+                                   f"{test_path}:{t_line} (id {t_id!r:.40})")
+    return probs.items
 
 
 def _to_dataset_rows(records: list[dict[str, Any]], spec: TaskSpec, source: str) -> list[dict[str, Any]]:
@@ -329,19 +405,38 @@ def load_task_docs(task_id: str, data_dir: Optional[str] = None) -> dict[str, li
         empty when the directory has no ``fewshot.jsonl``.
 
     Raises:
-        DataError: see :func:`read_jsonl` and :func:`resolve_data_dir`.
+        DataError: see :func:`read_jsonl` and :func:`resolve_data_dir` (the problems of both files
+            in one error); or a few-shot doc duplicates a test doc, by id or by content (each
+            named by both ``file:line`` places, see :func:`fewshot_leaks`).
     """
     spec = get_task(task_id)
     base, is_demo = resolve_data_dir(data_dir)
-    splits: dict[str, list[dict[str, Any]]] = {}
+    read: dict[str, tuple[Path, list[dict[str, Any]], list[int]]] = {}
+    errors: list[str] = []
     for split, name in (("test", "test.jsonl"), ("fewshot", "fewshot.jsonl")):
         path = base / spec.id / name
         if split == "fewshot" and not path.exists():
-            splits[split] = []
             continue
+        try:  # every file is checked before anything is raised: one error lists all problems
+            read[split] = (path, *read_jsonl_lines(path, spec.id))
+        except DataError as err:
+            errors.append(str(err))
+    if errors:
+        raise DataError("\n".join(errors))
+    if "fewshot" in read:
+        leaks = fewshot_leaks(spec, read["test"], read["fewshot"])
+        if leaks:
+            shown = leaks[:MAX_REPORTED]
+            more = f"\n… and {len(leaks) - len(shown)} more" if len(leaks) > len(shown) else ""
+            raise DataError(f"{spec.id}: {len(leaks)} few-shot example(s) duplicate a test doc; each would "
+                            f"be shown solved in its own prompt. Remove them from "
+                            f"{read['fewshot'][0].name}:\n" + "\n".join(shown) + more,
+                            headline="few-shot examples leak test docs")
+    splits: dict[str, list[dict[str, Any]]] = {"fewshot": []}
+    for split, (path, records, _) in read.items():
         source = DEMO_SOURCE if is_demo else str(path)
-        splits[split] = _to_dataset_rows(read_jsonl(path, spec.id), spec, source)
-    return splits
+        splits[split] = _to_dataset_rows(records, spec, source)
+    return {"test": splits["test"], "fewshot": splits["fewshot"]}
 
 
 def harness_dataset(**kwargs: Any):
@@ -392,7 +487,8 @@ def _fewshot_sampler_class():
         def sample(self, n, eval_doc=None, df=None, **kwargs):
             if n and not (df or self.df):
                 raise DataError(f"--num_fewshot {n} needs few-shot examples: put them in "
-                                "<data_dir>/<task id>/fewshot.jsonl (same schema as test.jsonl)")
+                                "<data_dir>/<task id>/fewshot.jsonl (same schema as test.jsonl)",
+                                headline="missing few-shot examples")
             return super().sample(n, eval_doc=eval_doc, df=df, **kwargs)
 
     return FewshotSampler

@@ -157,3 +157,56 @@ def test_every_shared_file_is_valid():
     assert len(found) == 11  # fraud_ner has no public stand-in
     for task in found:
         assert len(read_jsonl(SHARED_DATA / task / "test.jsonl", task)) > 0
+
+
+# --------------------------------------------------------------------------- few-shot leaks (issue 12, case 4)
+
+def test_fewshot_doc_duplicating_a_test_doc_is_an_error_naming_both_places(tmp_path):
+    test = write(tmp_path, "rumor", [{"id": "t1", "text": "今天天气晴。", "label": "非谣言"},
+                                     {"id": "t2", "text": "紧急扩散！明天全市停水", "label": "谣言"},
+                                     {"id": "t3", "text": "地铁正常运营。", "label": "非谣言"}])
+    few = write(tmp_path, "rumor", [{"id": "f1", "text": "别的帖子", "label": "谣言"},
+                                    # same text (full-width ！, extra spaces), another id: still the test doc
+                                    {"id": "f2", "text": " 紧急扩散! 明天全市停水 ", "label": "谣言"},
+                                    {"id": "t3", "text": "另一段文字", "label": "非谣言"}], name="fewshot.jsonl")
+    with pytest.raises(DataError) as err:
+        load_task_docs("rumor", str(tmp_path))
+    text = str(err.value)
+    assert err.value.headline == "few-shot examples leak test docs"
+    assert "rumor: 2 few-shot example(s) duplicate a test doc" in text
+    assert (f"{few}:2: field 'text': expected a few-shot example that is not a test doc, got the text of "
+            f"{test}:2 (id 't2')") in text
+    assert (f"{few}:3: field 'id': expected a few-shot example that is not a test doc, got id 't3', "
+            f"the id of {test}:3") in text
+    assert f"{few}:1:" not in text
+
+
+@pytest.mark.parametrize("task, test_rec, shot", [
+    ("case_reading", {"id": "1", "context": "材料", "question": "谁？", "answer": "张某", "qtype": "精确"},
+     {"id": "9", "context": "材料", "question": "谁？", "answer": "张某", "qtype": "精确"}),
+    ("police_exam", {"id": "1", "question": "题目", "options": {}, "answer": "正确", "qtype": "判断"},
+     {"id": "9", "question": "题目", "options": {}, "answer": "正确", "qtype": "判断"}),
+    ("case_summary", {"id": "1", "input": "案情", "reference": "摘要"},
+     {"id": "9", "input": "案情", "reference": "另一个摘要"}),
+])
+def test_fewshot_leak_by_content_in_other_task_kinds(tmp_path, task, test_rec, shot):
+    write(tmp_path, task, [test_rec])
+    few = write(tmp_path, task, [shot], name="fewshot.jsonl")
+    with pytest.raises(DataError, match=f"{few}:1: field '[a-z+]+': expected a few-shot example that is not"):
+        harness_dataset(task_id=task, data_dir=str(tmp_path))
+
+
+def test_same_context_other_question_is_not_a_leak(tmp_path):
+    write(tmp_path, "case_reading", [{"id": "1", "context": "材料", "question": "谁？", "answer": "张某", "qtype": "精确"}])
+    write(tmp_path, "case_reading", [{"id": "2", "context": "材料", "question": "在哪？", "answer": "北京", "qtype": "模糊"}],
+          name="fewshot.jsonl")
+    assert [d["id"] for d in load_task_docs("case_reading", str(tmp_path))["fewshot"]] == ["2"]
+
+
+def test_problems_of_both_files_are_reported_together(tmp_path):
+    test = write(tmp_path, "rumor", [{"id": "1", "text": "x", "label": "假"}])
+    few = write(tmp_path, "rumor", ["{oops"], name="fewshot.jsonl")
+    with pytest.raises(DataError) as err:
+        load_task_docs("rumor", str(tmp_path))
+    assert f"{test}:1: field 'label'" in str(err.value) and f"{few}:1: field '(line)'" in str(err.value)
+    assert err.value.headline == "bad data"
