@@ -31,7 +31,8 @@ def main() -> None:
     try:
         cli_evaluate()
     except DataError as err:  # bad data: the message is the whole story, no traceback needed
-        print(f"cpsd-eval: bad data, nothing was sent to the model.\n{err}", file=sys.stderr)
+        print(f"cpsd-eval: {getattr(err, 'headline', 'bad data')}, nothing was sent to the model.\n{err}",
+              file=sys.stderr)
         sys.exit(2)
 
 
