@@ -210,3 +210,27 @@ def test_problems_of_both_files_are_reported_together(tmp_path):
         load_task_docs("rumor", str(tmp_path))
     assert f"{test}:1: field 'label'" in str(err.value) and f"{few}:1: field '(line)'" in str(err.value)
     assert err.value.headline == "bad data"
+
+
+@pytest.mark.e2e
+def test_fewshot_leak_stops_the_cli_before_any_request(tmp_path, baseline_server, baseline_url, hf_home):
+    import os
+    import subprocess
+    import sys
+
+    test = write(tmp_path / "data", "rumor", [{"id": "t1", "text": "今天天气晴。", "label": "非谣言"},
+                                              {"id": "t2", "text": "紧急扩散！明天全市停水", "label": "谣言"}])
+    few = write(tmp_path / "data", "rumor", [{"id": "x9", "text": "紧急扩散！明天全市停水", "label": "谣言"}],
+                name="fewshot.jsonl")
+    before = baseline_server.requests
+    env = dict(os.environ, HF_HOME=str(hf_home), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "-m", "cpsd_tasks.cli", "--tasks", "cpsd_rumor", "--num_fewshot", "1",
+           "--model", "local-chat-completions", "--model_args", f"base_url={baseline_url},model=baseline",
+           "--apply_chat_template", "--metadata", json.dumps({"data_dir": str(tmp_path / "data")})]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "cpsd-eval: few-shot examples leak test docs, nothing was sent to the model." in proc.stderr
+    assert f"{few}:1: field 'text': expected a few-shot example that is not a test doc, got the text of {test}:2" \
+        in proc.stderr
+    assert "Traceback" not in proc.stderr and "bad data" not in proc.stderr
+    assert baseline_server.requests == before

@@ -105,3 +105,5 @@ def test_fewshot_from_fewshot_jsonl_and_clear_error_without_it(tmp_path, baselin
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
     assert proc.returncode == 2
     assert "--num_fewshot 1 needs few-shot examples: put them in <data_dir>/<task id>/fewshot.jsonl" in proc.stderr
+    assert "cpsd-eval: missing few-shot examples, nothing was sent to the model." in proc.stderr
+    assert "bad data" not in proc.stderr
