@@ -80,14 +80,18 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     j = judge(output, doc["label"], spec)
     item = [doc["label"], j.fuzzy, spec.id]
     acc = float(j.strict == doc["label"])
+    from cpsd_tasks.truncation import was_truncated
+
+    truncated = was_truncated(output, doc)  # cut by the length limit: not a refusal
     return {
         "acc": acc,
         "acc_fuzzy": float(j.fuzzy == doc["label"]),
         "f1_macro": item,
         "precision_macro": item,
         "recall_macro": item,
-        "refusal_rate": float(j.refusal),
+        "refusal_rate": float(j.refusal and not truncated),
         "invalid_rate": float(j.fuzzy is None),
+        "truncated_rate": float(truncated),
         "score": acc,
     }
 

@@ -224,6 +224,8 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         with ``<think>`` removed and whitespace stripped, not NFKC-folded: BERT reads the text
         as written); ``bertscore_config`` as the task id.
     """
+    from cpsd_tasks.truncation import was_truncated as _was_truncated
+
     task_id = get_task(doc["task"]).id
     output = results[0] if results else None
     candidate = strip_think(output).strip()
@@ -235,6 +237,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         "score": item,
         "empty_rate": float(not clean(candidate)),
         "bertscore_config": task_id,
+        "truncated_rate": float(_was_truncated(output, doc)),
     }
 
 

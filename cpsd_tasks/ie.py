@@ -863,6 +863,9 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         "score": s.f1,
         "alpha": alpha, "tau": tau,
     }
+    from cpsd_tasks.truncation import was_truncated
+
+    out["truncated_rate"] = float(was_truncated(results[0] if results else None, doc))
     for label in spec.labels:
         out[f"f1_{label}"] = _item(j.by_type.get(label, Counts()), alpha)
     return out

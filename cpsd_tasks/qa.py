@@ -591,8 +591,12 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
             out[metric] = None
         else:
             out[metric] = [qtype, j.partial if metric == "multi_partial" else value]
-    out.update({"total": value, "invalid_rate": float(not j.parsed), "refusal_rate": float(j.refusal),
-                "score": value})
+    from cpsd_tasks.truncation import was_truncated
+
+    truncated = was_truncated(output, doc)  # cut by the length limit: not a refusal
+    out.update({"total": value, "invalid_rate": float(not j.parsed),
+                "refusal_rate": float(j.refusal and not truncated), "score": value})
+    out["truncated_rate"] = float(truncated)
     return out
 
 
