@@ -100,20 +100,37 @@ JIEBA_MAX_PIECE = 1000
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;\n])")
 
 
+_JIEBA: dict[str, Any] = {}
+
+
+def jieba_tokenizer():
+    """This package's own ``jieba.Tokenizer`` on jieba's default dictionary, built on first use.
+
+    Not jieba's global tokenizer: ``jieba.add_word``/``load_userdict`` called anywhere else in the
+    process change only that one, so they cannot change ``bleu_word``/``rouge*_word``.
+    """
+    if "tokenizer" not in _JIEBA:
+        import jieba
+
+        _JIEBA["tokenizer"] = jieba.Tokenizer()  # default dictionary, same cache file as jieba.dt
+    return _JIEBA["tokenizer"]
+
+
 def word_tokens(text: str) -> list[str]:
-    """Word tokens: jieba precise mode (``jieba.cut``), whitespace dropped.
+    """Word tokens: jieba precise mode (``cut`` with HMM, on :func:`jieba_tokenizer`), whitespace
+    dropped.
 
     Text is cut at line ends and sentence punctuation, and any piece still longer than
     :data:`JIEBA_MAX_PIECE` characters is cut into pieces of that length before jieba sees it;
-    ordinary prose (sentences shorter than that) is tokenised exactly as ``jieba.cut(text)``.
+    ordinary prose (sentences shorter than that) is tokenised exactly as a fresh
+    ``jieba.cut(text)`` would.
     """
-    import jieba
-
+    cut = jieba_tokenizer().cut
     tokens: list[str] = []
     for sentence in _SENTENCE_SPLIT.split(text):
         for start in range(0, len(sentence), JIEBA_MAX_PIECE):
             piece = sentence[start:start + JIEBA_MAX_PIECE]
-            tokens.extend(part for word in jieba.cut(piece) for part in word.split())
+            tokens.extend(part for word in cut(piece) for part in word.split())
     return tokens
 
 

@@ -219,6 +219,38 @@ def test_rouge_values_identical_to_rouge_chinese_on_a_test_set():
     assert compared == 2 * len(pairs) == 110
 
 
+_JIEBA_PROBE = r"""
+import json, logging, sys
+import jieba
+jieba.setLogLevel(logging.ERROR)
+from cpsd_tasks import generation as g
+hyp = "犯罪嫌疑人张某于2023年5月在北京市朝阳区某小区贩卖毒品，被公安机关当场抓获。"
+ref = "2023年5月，张某在朝阳区一小区内向他人贩卖毒品时被民警抓获。"
+def global_bleu():  # what the old code computed: jieba's global tokenizer
+    return g.sentence_bleu(" ".join(w for w in jieba.cut(hyp) if w.strip()),
+                           " ".join(w for w in jieba.cut(ref) if w.strip()), "none")
+before = (g.text_scores(hyp, ref)["bleu_word"], global_bleu(), g.word_tokens(hyp))
+for word in ("张某于", "朝阳区某", "小区内", "时被"):
+    jieba.add_word(word, freq=10**7)  # someone else's user dictionary, same process
+after = (g.text_scores(hyp, ref)["bleu_word"], global_bleu(), g.word_tokens(hyp))
+print(json.dumps([before, after], ensure_ascii=False))
+"""
+
+
+def test_bleu_word_ignores_jieba_add_word_elsewhere_in_the_process():
+    import subprocess
+    import sys
+
+    # A child process: jieba.add_word changes jieba's global state, which must not leak into other tests.
+    proc = subprocess.run([sys.executable, "-c", _JIEBA_PROBE], capture_output=True, text=True, check=True,
+                          cwd=ROOT)
+    (bleu0, global0, tokens0), (bleu1, global1, tokens1) = json.loads(proc.stdout)
+    assert bleu0 == global0  # before: our tokenizer segments exactly as jieba's default one
+    assert global1 != global0  # the old way (global jieba.cut) changes with add_word ...
+    assert (bleu1, tokens1) == (bleu0, tokens0)  # ... ours does not
+    assert "张某于" not in tokens1
+
+
 def test_bleu_is_sacrebleu_sentence_bleu():
     import sacrebleu
 
