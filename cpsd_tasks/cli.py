@@ -6,6 +6,10 @@ the user gives one; the harness takes a single folder there, so a user folder re
 Bad data (:class:`cpsd_tasks.data.DataError`) ends the run with exit code 2 and the problem list,
 without a traceback. Offline-friendly defaults are set when unset: ``HF_DATASETS_OFFLINE=1`` (our data is local; this
 avoids a hub look-up that retries for about 50 s without network).
+
+It imports :mod:`cpsd_tasks.backends` first, which registers the ``cpsd-openai-chat`` and
+``cpsd-local-chat`` backends (``--model cpsd-openai-chat``) and keys ``--cache_requests`` on a
+digest of each cpsd task's data and prompt.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ def main() -> None:
             argv = [*argv, "--include_path", str(YAML_DIR)]
     sys.argv = ["lm-eval", *argv]
     from lm_eval.__main__ import cli_evaluate
+
+    import cpsd_tasks.backends  # noqa: F401  (registers cpsd-openai-chat / cpsd-local-chat)
 
     from cpsd_tasks.data import DataError
 
