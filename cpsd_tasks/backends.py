@@ -30,6 +30,9 @@ What they fix in lm-eval 0.4.13's ``openai-chat-completions`` / ``local-chat-com
   :mod:`cpsd_tasks.truncation` (and in the ``--use_cache`` database), read by every task's
   ``truncated_rate``.
 
+``cpsd-hf`` (:mod:`cpsd_tasks.hf_backend`, registered lazily here) is ``hf`` plus truncation
+flags from the token count.
+
 Importing this module also puts a digest of each cpsd task's docs and prompt into the key of the
 harness's request cache (``--cache_requests``), so changed data never reuses stale prompts
 (:func:`install_request_cache_digest`).
@@ -367,6 +370,14 @@ class CpsdOpenAIChat(_CpsdChatMixin, OpenAIChatCompletion):
         # LocalChatCompletion's __init__, not OpenAIChatCompletion's: that one only warns about "o1".
         LocalChatCompletion.__init__(self, base_url=base_url, **kwargs)
         self._cpsd_setup(reasoning, send_stop, max_stop)
+
+
+# ``cpsd-hf``: the harness's hf backend with truncation flags from the token count. Lazy, so that
+# API runs do not import torch/transformers.
+from lm_eval.api.registry import model_registry  # noqa: E402
+
+if "cpsd-hf" not in model_registry:
+    model_registry.register("cpsd-hf", target="cpsd_tasks.hf_backend:CpsdHFLM")
 
 
 # --------------------------------------------------------------------------- request cache

@@ -15,9 +15,10 @@ Two bounded registries (oldest entries dropped past :data:`MAX_ENTRIES`):
 * **by output text alone** — for callers without the doc: an output counts as truncated when that
   exact text was seen cut and never seen complete in this process.
 
-This module imports nothing heavy (no ``lm_eval``): scoring code may import it freely. Outputs of
-backends that report no finish reason (``hf``, ``vllm``, the harness's own API classes) are never
-marked, so their ``truncated_rate`` is 0.
+This module imports nothing heavy (no ``lm_eval``): scoring code may import it freely. ``cpsd-hf``
+(:mod:`cpsd_tasks.hf_backend`) marks outputs that used the whole token budget. Outputs of
+backends that report neither (``hf``, ``vllm``, the harness's own API classes) are never marked,
+so their ``truncated_rate`` is 0.
 """
 
 from __future__ import annotations

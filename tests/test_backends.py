@@ -435,3 +435,31 @@ def test_task_digest_follows_the_data(tmp_path):
 
     a, a2, b = digest_of("A"), digest_of("A"), digest_of("B")
     assert a == a2 and a != b
+
+
+# --------------------------------------------------------------------------- cpsd-hf: token count
+
+HF_SCRIPT = "这是一条谣言"  # 6 distinct tokens, then EOS
+
+
+@pytest.mark.e2e
+def test_cli_cpsd_hf_flags_outputs_cut_by_the_token_budget(tmp_path, hf_home):
+    import tiny_models
+
+    model = tiny_models.build_tiny_lm(tmp_path / "script", chat_template=True, script=HF_SCRIPT,
+                                      max_position_embeddings=512)
+    rates = {}
+    for budget in (3, 16):
+        out = tmp_path / f"out{budget}"
+        proc = run_cli("cpsd-hf", f"pretrained={model},dtype=float32", "cpsd_rumor", out, hf_home,
+                       ("--device", "cpu", "--batch_size", "2", "--limit", "3",
+                        "--gen_kwargs", f"max_gen_toks={budget}"))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        samples = samples_of(out)["cpsd_rumor"]
+        expected_output = HF_SCRIPT[:budget] if budget < len(HF_SCRIPT) else HF_SCRIPT
+        assert [s["resps"][0][0] for s in samples] == [expected_output] * 3
+        rates[budget] = [s["truncated_rate"] for s in samples]
+        res = results_of(out)
+        assert res["results"]["cpsd_rumor"]["truncated_rate,none"] == pytest.approx(sum(rates[budget]) / 3)
+        assert res["config"]["cpsd_backend"]["answers_truncated"] == sum(rates[budget])
+    assert rates == {3: [1.0, 1.0, 1.0], 16: [0.0, 0.0, 0.0]}
