@@ -60,6 +60,8 @@ log = logging.getLogger("cpsd_tasks.backends")
 
 #: Prefix of the truncation marks stored in a ``--use_cache`` database.
 CACHE_MARK_PREFIX = "cpsd-truncated:"
+#: ``finish_reason`` values meaning "cut by the token limit" (OpenAI/vLLM; some gateways).
+TRUNCATED_FINISH_REASONS = ("length", "max_tokens")
 #: OpenAI's limit on ``stop`` strings.
 DEFAULT_MAX_STOP = 4
 
@@ -292,7 +294,7 @@ class _CpsdChatMixin:
         if ctx is None:
             return
         text = LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER if content is None else content
-        truncated = finish_reason == "length"
+        truncated = finish_reason in TRUNCATED_FINISH_REASONS
         with self._cpsd_lock:
             doc_keys = sorted(self._doc_keys.get(_context_text(ctx), ()))
             if truncated:

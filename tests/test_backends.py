@@ -180,6 +180,22 @@ def test_more_than_four_stop_strings_warns_and_says_what_was_dropped(openai_back
     assert not lm.get_model_info()["cpsd_backend"]["decoding_differs_from_task"]
 
 
+@pytest.mark.e2e
+def test_cli_five_stop_strings_warn_and_are_recorded(tmp_path, hf_home, capture):
+    srv = capture()
+    five = [*UNTIL, "###"]
+    out = tmp_path / "out"
+    proc = run_cli("cpsd-openai-chat", f"model=gpt-4o,base_url={srv.url},num_concurrent=2,max_retries=1",
+                   "cpsd_rumor", out, hf_home, ("--limit", "2", "--gen_kwargs", json.dumps({"until": five})),
+                   {"OPENAI_API_KEY": "test-key"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert [p["stop"] for p in srv.payloads] == [UNTIL, UNTIL]
+    assert "DECODING DIFFERS FROM THE TASK" in proc.stderr and "dropped ['###']" in proc.stderr
+    (entry,) = results_of(out)["config"]["cpsd_backend"]["decoding_sent"]
+    assert entry["task"]["stop"] == five and entry["sent"]["stop"] == UNTIL
+    assert entry["differences"] and "5 stop strings" in entry["differences"][0]
+
+
 def test_send_stop_false_sends_no_stop(openai_backend):
     lm = openai_backend("gpt-4o", send_stop=False)
     payload = lm._create_payload(MESSAGES, generate=True, gen_kwargs=dict(TASK_KWARGS))
