@@ -444,25 +444,34 @@ def harness_dataset(**kwargs: Any):
 
     The harness calls this with the task metadata (YAML ``metadata``, model args, ``--metadata``,
     ``config_source``) and the YAML ``dataset_kwargs``, which must hold ``task_id``. Run options
-    (α, τ, BERTScore model …) are recorded with :func:`cpsd_tasks.options.set_task_options`.
+    (α, τ, BERTScore model …) are recorded with :func:`cpsd_tasks.options.set_task_options` and
+    checked (:func:`cpsd_tasks.options.check_options`); the task's scoring signature is written
+    into the metadata's ``cpsd_signature`` slot (see :mod:`cpsd_tasks.options`), from where the
+    harness copies it into the results JSON (``configs.<task>.metadata.cpsd_signature``).
 
     Returns:
         ``datasets.DatasetDict`` with ``test`` and ``fewshot`` splits.
 
     Raises:
-        DataError: bad or missing data, before any request is sent.
+        DataError: bad or missing data, or (:class:`cpsd_tasks.options.OptionError`) a bad run
+            option — before any request is sent.
         KeyError: ``task_id`` is missing from ``dataset_kwargs`` or unknown.
     """
     import datasets
 
-    from cpsd_tasks.options import set_task_options
+    from cpsd_tasks.options import (SIGNATURE_KEY, check_options, prompt_template, record_signature,
+                                    set_task_options, signature)
 
     if "task_id" not in kwargs:
         raise KeyError("cpsd task YAML must set dataset_kwargs: {task_id: <task id>}")
     spec = get_task(kwargs["task_id"])
     set_task_options(spec.id, kwargs)
+    resolved = check_options(spec.id)
     base, is_demo = resolve_data_dir(kwargs.get("data_dir"))
     docs = load_task_docs(spec.id, str(base))
+    sig = signature(spec.id, docs, resolved, prompt_template(spec.id, kwargs.get("config_source")))
+    record_signature(spec.id, sig, kwargs.get(SIGNATURE_KEY))
+    log.info("cpsd_%s: scoring signature %s", spec.id, sig["string"])
     if is_demo:
         log.warning("cpsd_%s: using the embedded DEMO data (%d samples, synthetic, NOT CPSDBench). "
                     "Set --metadata '{\"data_dir\": …}' or $%s for real data.", spec.id,

@@ -21,7 +21,8 @@ Pipeline for one document:
 Metrics (see the task YAMLs): ``precision``, ``recall``, ``f1`` (document averages of the mixed
 scores, the paper's way), ``f1_exact``, ``f1_fuzzy`` (document averages), ``f1_micro`` (counts
 pooled over documents, then the α mix), ``f1_<type>`` per type or relation (pooled, α mix),
-``invalid_rate``, ``score`` (= ``f1``), and ``alpha``/``tau`` (the constants used, echoed).
+``invalid_rate``, ``score`` (= ``f1``). The α and τ used are in the task's scoring signature
+(``configs.<task>.metadata.cpsd_signature`` of the results JSON, :mod:`cpsd_tasks.options`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from cpsd_tasks.options import get_option
-from cpsd_tasks.taxonomy import error_class
+from cpsd_tasks.taxonomy import error_class, reading
 from cpsd_tasks.tasks import get_task
 from cpsd_tasks.text import answer_text, is_refusal, normalize
 
@@ -846,10 +847,13 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
 
     Returns:
         Per-sample values. Floats in [0, 1] (aggregated by ``mean``): ``precision``, ``recall``,
-        ``f1``, ``f1_exact``, ``f1_fuzzy``, ``invalid_rate`` (0/1), ``score`` (= ``f1``), and the
-        constants ``alpha``, ``tau``. Count items ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]``
+        ``f1``, ``f1_exact``, ``f1_fuzzy``, ``invalid_rate`` (0/1), ``score`` (= ``f1``); α and τ
+        are in the task's scoring signature (:mod:`cpsd_tasks.options`), not metrics. Count items
+        ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]``
         (aggregated by :func:`agg_f1_pooled` and :func:`agg_f1_type`): ``f1_micro`` (whole document) and ``f1_<type>`` for
-        each of the task's types/relations (SPEC §2 labels).
+        each of the task's types/relations (SPEC §2 labels). ``truncated_rate`` (0/1) and
+        ``reading``: the items read, ``[type, text]`` or ``[relation, head, tail]`` in comparison
+        form, ``None`` when unparseable (:func:`cpsd_tasks.taxonomy.reading`).
     """
     spec = get_task(doc["task"])
     alpha, tau = run_options(spec.id)
@@ -861,11 +865,14 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         "f1_micro": _item(j.total, alpha),
         "invalid_rate": float(not j.parsed.valid),
         "score": s.f1,
-        "alpha": alpha, "tau": tau,
     }
     from cpsd_tasks.truncation import was_truncated
 
-    out["truncated_rate"] = float(was_truncated(results[0] if results else None, doc))
+    truncated = was_truncated(results[0] if results else None, doc)
+    out["truncated_rate"] = float(truncated)
+    refused = j.error_class == "refusal" and not truncated
+    out["reading"] = reading([list(item) for item in j.parsed.items] if j.parsed.valid else None,
+                             j.error_class, refused, truncated=truncated)
     for label in spec.labels:
         out[f"f1_{label}"] = _item(j.by_type.get(label, Counts()), alpha)
     return out

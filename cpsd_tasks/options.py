@@ -1,16 +1,52 @@
-"""Per-run task options (α, τ, BERTScore model …) taken from the harness metadata.
+"""Per-run task options (α, τ, τ_qa, BERTScore model …) and the scoring signature of a task.
 
 The harness passes a task's metadata (YAML ``metadata``, model args and ``--metadata``) only to
 the ``custom_dataset`` hook, not to ``process_results``; :func:`cpsd_tasks.data.harness_dataset`
 therefore records it here and metric code reads it back with :func:`get_option`. Options are
 per task id and per process, which is how the harness runs a task.
+
+The same hook checks every option (:func:`check_options`) when the task is built, before any
+request is sent, and writes the task's **scoring signature** (:func:`signature`, like sacrebleu's)
+into the task's metadata, so the results JSON says how its numbers were computed: in
+``configs.<task>.metadata.cpsd_signature`` (the harness dumps each task's config there). The
+task YAMLs hold an empty ``cpsd_signature: {}`` slot that the hook fills in place — the hook gets
+the metadata as keyword arguments, so a nested dict is the one object it can change.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import json
+import math
+from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from cpsd_tasks.data import DataError
 
 _OPTIONS: dict[str, dict[str, Any]] = {}
+#: Signatures of the tasks built in this process, by task id (see :func:`signature`).
+SIGNATURES: dict[str, dict[str, Any]] = {}
+
+#: Key of the signature in a task's metadata (and so in the results JSON's ``configs``).
+SIGNATURE_KEY = "cpsd_signature"
+
+#: Real-valued options: name -> (low, high, low included?, what it is). High is always included.
+RANGES: dict[str, tuple[float, float, bool, str]] = {
+    "alpha": (0.0, 1.0, True, "IE weight of the exact stage α"),
+    "tau": (0.0, 1.0, False, "IE fuzzy-match threshold τ"),
+    "tau_qa": (0.0, 1.0, True, "case_reading 模糊 similarity threshold τ_qa"),
+}
+#: Integer options: name -> smallest allowed value.
+INTEGERS: dict[str, int] = {"bertscore_num_layers": 1, "bertscore_batch_size": 1}
+
+
+class OptionError(DataError):
+    """A run option (``--metadata`` / model arg) that cannot be used; raised before any request."""
+
+    def __init__(self, message: str):
+        super().__init__(message, headline="invalid run option")
 
 
 def set_task_options(task_id: str, metadata: dict[str, Any]) -> None:
@@ -31,3 +67,202 @@ def get_option(task_id: str, name: str, default: Any, cast: type = str) -> Any:
         return cast(value)
     except (TypeError, ValueError):
         raise ValueError(f"cpsd_{task_id}: option {name}={value!r} is not a valid {cast.__name__}") from None
+
+
+def _check_range(task_id: str, name: str, raw: Any) -> None:
+    low, high, low_in, what = RANGES[name]
+    interval = f"{'[' if low_in else '('}{low:g}, {high:g}]"
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        value = math.nan
+    if isinstance(raw, bool) or math.isnan(value) or not (low <= value if low_in else low < value) or value > high:
+        raise OptionError(f"cpsd_{task_id}: option {name}={raw!r} ({what}) must be a number in {interval}")
+
+
+def _check_integer(task_id: str, name: str, raw: Any) -> None:
+    smallest = INTEGERS[name]
+    try:
+        value = int(raw)
+        ok = not isinstance(raw, bool) and value == float(raw) and value >= smallest
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise OptionError(f"cpsd_{task_id}: option {name}={raw!r} must be an integer ≥ {smallest}")
+
+
+def check_options(task_id: str) -> dict[str, Any]:
+    """Check every cpsd option set for ``task_id`` and resolve the ones the task scores with.
+
+    Every option in :data:`RANGES` and :data:`INTEGERS` is checked whichever task it is given to
+    (``--metadata`` reaches all tasks; a bad value is a mistake wherever it lands). Called by the
+    dataset hook, so a bad value stops the run when the tasks are built, before any request.
+
+    Returns:
+        The resolved options the task's metrics use (defaults filled in): ``alpha``/``tau`` for
+        IE, ``tau_qa`` for case_reading, the BERTScore settings for generation; ``{}`` otherwise.
+
+    Raises:
+        OptionError: a value out of range, not a number, or not an integer; ``bertscore_model``
+            empty or not a string; a BERTScore environment variable that is not an integer.
+    """
+    from cpsd_tasks.tasks import get_task
+
+    spec = get_task(task_id)
+    opts = _OPTIONS.get(spec.id, {})
+    for name in RANGES:
+        if opts.get(name) not in (None, ""):
+            _check_range(spec.id, name, opts[name])
+    for name in INTEGERS:
+        if opts.get(name) not in (None, ""):
+            _check_integer(spec.id, name, opts[name])
+    model = opts.get("bertscore_model")
+    if model is not None and not (isinstance(model, str) and model.strip()):
+        raise OptionError(f"cpsd_{spec.id}: option bertscore_model={model!r} must be a model name or a "
+                          "directory (or none to switch BERTScore off)")
+    if spec.kind in ("ner", "re"):
+        from cpsd_tasks import ie
+
+        alpha, tau = ie.run_options(spec.id)
+        return {"alpha": alpha, "tau": tau}
+    if spec.kind == "reading":
+        from cpsd_tasks import qa
+
+        return {"tau_qa": qa.tau_qa()}
+    if spec.kind == "generation":
+        from cpsd_tasks import generation
+
+        try:
+            s = generation.bertscore_settings(spec.id)
+        except ValueError as err:  # $CPSD_BERTSCORE_NUM_LAYERS=eight …
+            raise OptionError(f"cpsd_{spec.id}: {err}") from None
+        if s.num_layers is not None and s.num_layers < 1:
+            raise OptionError(f"cpsd_{spec.id}: BERTScore layer {s.num_layers} must be an integer ≥ 1")
+        return {"bertscore_model": s.model, "bertscore_num_layers": s.num_layers,
+                "bertscore_rescale": False, "bertscore_idf": False}
+    return {}
+
+
+# --------------------------------------------------------------------------- signature
+
+def _version(dist: str) -> str:
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "?"
+
+
+def digest(parts: Sequence[str]) -> str:
+    """``sha256:`` and the first 16 hex digits of the SHA-256 of ``parts`` (each NUL-terminated)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass") + b"\x00")
+    return "sha256:" + h.hexdigest()[:16]
+
+
+def data_digest(docs: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """Digest of the docs a task loaded, split by split (``test``, ``fewshot``).
+
+    Each doc counts with every field except ``data_source`` (where the file lies does not change
+    the data), as canonical JSON (sorted keys), in file order.
+    """
+    parts: list[str] = []
+    for split in sorted(docs):
+        parts.append(f"split:{split}")
+        parts += [json.dumps({k: v for k, v in doc.items() if k != "data_source"}, ensure_ascii=False,
+                             sort_keys=True) for doc in docs[split]]
+    return digest(parts)
+
+
+@lru_cache(maxsize=1)
+def _yaml_loader():
+    """A ``yaml.SafeLoader`` that reads ``!function a.b`` as the string ``!function a.b``."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!function", lambda ld, node: "!function " + str(ld.construct_scalar(node)))
+    return Loader
+
+
+def task_yaml(path: Path, depth: int = 0) -> dict[str, Any]:
+    """A task YAML as a dict, with its ``include`` files merged in (local keys win) as the harness
+    does; ``!function x`` values stay strings. ``{}`` for a missing file."""
+    import yaml
+
+    path = Path(path)
+    if depth > 5 or not path.is_file():
+        return {}
+    cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_yaml_loader()) or {}
+    if not isinstance(cfg, dict):
+        return {}
+    base: dict[str, Any] = {}
+    includes = cfg.get("include")
+    for inc in [includes] if isinstance(includes, str) else includes or []:
+        base.update(task_yaml(path.parent / inc, depth + 1))
+    base.update(cfg)
+    base.pop("include", None)
+    return base
+
+
+def prompt_template(task_id: str, config_source: Optional[str] = None) -> Optional[str]:
+    """The ``doc_to_text`` template the task was built from: read from ``config_source`` (the YAML
+    path the harness passes to the hook), else from our shipped YAML; ``None`` when neither has one."""
+    from cpsd_tasks import YAML_DIR
+    from cpsd_tasks.tasks import get_task
+
+    for path in (config_source, YAML_DIR / f"{get_task(task_id).harness_name}.yaml"):
+        if path and path != "inline":
+            template = task_yaml(Path(path)).get("doc_to_text")
+            if template is not None:
+                return str(template)
+    return None
+
+
+def signature(task_id: str, docs: Mapping[str, Sequence[Mapping[str, Any]]], resolved: Mapping[str, Any],
+              template: Optional[str]) -> dict[str, Any]:
+    """The scoring signature of a task: everything its numbers depend on besides the model.
+
+    Args:
+        task_id: task id. docs: the loaded docs by split. resolved: :func:`check_options`'s result.
+        template: the ``doc_to_text`` template (:func:`prompt_template`).
+
+    Returns:
+        ``{"cpsd_tasks": version, "task", "prompt": digest of the template, "data": digest of the
+        docs (:func:`data_digest`), "n_test", "n_fewshot"}``, plus ``alpha``/``tau`` (IE),
+        ``tau_qa`` (case_reading), and for generation ``jieba``, ``sacrebleu`` and
+        ``rouge_chinese`` versions, ``bertscore_model``, ``bertscore_num_layers``,
+        ``bertscore_rescale``, ``bertscore_idf`` and the ``bert_score`` version; and ``string``,
+        all of it on one line (``cpsd:0.1.0|task:drug_ner|prompt:sha256.…|…``).
+    """
+    import cpsd_tasks
+    from cpsd_tasks.tasks import get_task
+
+    spec = get_task(task_id)
+    sig: dict[str, Any] = {
+        "cpsd_tasks": cpsd_tasks.__version__,
+        "task": spec.id,
+        "prompt": digest([template]) if template is not None else "unknown",
+        "data": data_digest(docs),
+        "n_test": len(docs.get("test", ())),
+        "n_fewshot": len(docs.get("fewshot", ())),
+        **resolved,
+    }
+    if spec.kind == "generation":
+        sig.update(jieba=_version("jieba"), sacrebleu=_version("sacrebleu"),
+                   rouge_chinese=_version("rouge-chinese"), bert_score=_version("bert-score"))
+    short = {"cpsd_tasks": "cpsd", "bertscore_model": "bs_model", "bertscore_num_layers": "bs_layers",
+             "bertscore_rescale": "bs_rescale", "bertscore_idf": "bs_idf", "bert_score": "bs_version"}
+    sig["string"] = "|".join(f"{short.get(k, k)}:{str(v).replace('sha256:', 'sha256.')}"
+                             for k, v in sig.items())
+    return sig
+
+
+def record_signature(task_id: str, sig: dict[str, Any], slot: Any = None) -> None:
+    """Keep ``sig`` for this process and write it into ``slot`` (the task metadata's
+    ``cpsd_signature`` dict) when there is one."""
+    SIGNATURES[task_id] = sig
+    if isinstance(slot, dict):
+        slot.clear()
+        slot.update(sig)

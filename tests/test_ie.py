@@ -386,7 +386,8 @@ def test_process_results_keys_options_and_ugly_outputs():
     doc = ner_doc([("人名", "张某"), ("时间", "2021年8月6日上午9时")])
     out = ie.process_results(doc, ['```json\n[{"type": "人名", "text": "张某"}, {"type": "时间", "text": "2021年8月6日上午9时许"}]\n```'])
     assert out["f1"] == pytest.approx(0.75) and out["score"] == out["f1"]
-    assert (out["f1_exact"], out["f1_fuzzy"], out["alpha"], out["tau"]) == (0.5, 1.0, 0.5, 0.8)
+    assert (out["f1_exact"], out["f1_fuzzy"]) == (0.5, 1.0)
+    assert "alpha" not in out and "tau" not in out  # not metrics: they are in the scoring signature
     assert out["f1_micro"] == [1, 2, 2, 2, 0.5]
     assert {k for k in out if k.startswith("f1_") and k not in ("f1_exact", "f1_fuzzy", "f1_micro")} == {
         "f1_人名", "f1_时间", "f1_地点", "f1_毒品类型", "f1_毒品数量"}
@@ -396,7 +397,7 @@ def test_process_results_keys_options_and_ugly_outputs():
     assert ie.process_results(doc, [])["invalid_rate"] == 1.0
     set_task_options("drug_ner", {"alpha": "1", "tau": 0.9})
     out = ie.process_results(doc, ['[{"type": "人名", "text": "张某"}, {"type": "时间", "text": "2021年8月6日上午9时许"}]'])
-    assert (out["alpha"], out["tau"], out["f1"]) == (1.0, 0.9, 0.5)
+    assert (out["f1"], out["f1_micro"][4]) == (0.5, 1.0)
 
 
 @pytest.mark.parametrize("options,message", [({"alpha": 1.5}, "alpha=1.5"), ({"tau": 0}, "tau=0"),
@@ -468,7 +469,10 @@ def check_run(out, task, expected, n_docs, alpha, tau):
     assert out["results"]["n-samples"][task]["effective"] == n_docs
     for key, value in expected.items():
         assert got[f"{key},none"] == pytest.approx(value, abs=1e-9), key
-    assert (got["alpha,none"], got["tau,none"]) == pytest.approx((alpha, tau))
+    assert "alpha,none" not in got and "tau,none" not in got  # α/τ are not metrics ...
+    sig = out["results"]["configs"][task]["metadata"]["cpsd_signature"]  # ... but in the signature
+    assert (sig["alpha"], sig["tau"], sig["task"], sig["n_test"]) == (alpha, tau, task[len("cpsd_"):], n_docs)
+    assert f"|alpha:{alpha}|tau:{tau}" in sig["string"]
     assert got["f1,none"] == pytest.approx(alpha * got["f1_exact,none"] + (1 - alpha) * got["f1_fuzzy,none"])
     assert got["score,none"] == got["f1,none"]
     assert got["invalid_rate,none"] == 0.0
