@@ -7,17 +7,28 @@ the function its metrics are computed with (so the analysis and the scores canno
 * classification: :func:`cpsd_tasks.classification.judge` (``acc`` is 1 exactly when the class is
   ``correct``; a mismatch with the logged ``acc`` is reported, it means the scoring code changed
   since the run);
-* NER / RE: :func:`cpsd_tasks.ie.judge` with the run's α and τ (logged per sample);
+* NER / RE: :func:`cpsd_tasks.ie.judge` with the run's α and τ;
 * case reading / police exam: :func:`cpsd_tasks.qa.judge_reading` / :func:`cpsd_tasks.qa.judge_exam`
   with the run's ``tau_qa``.
 
+The run's α, τ and τ_qa are read from the task's scoring signature in the results JSON
+(``configs.<task>.metadata.cpsd_signature``), else from its metadata, else (logs written before
+the signature existed) from the per-sample ``alpha``/``tau`` values.
+
 All of them end in :func:`cpsd_tasks.taxonomy.error_class`. Generation tasks have no label or
-parse to classify and are skipped; a task whose judge module is missing (or whose API does not
-match) is skipped with a logged note, never a crash. The judged output is the sample's
-``filtered_resps[0]`` — what ``process_results`` saw.
+parse to classify and are skipped; a task whose judge module cannot be imported, or whose sample
+log lacks the gold fields the judge needs (not a cpsd log, an older format), is skipped with a
+logged warning. Any other exception from a judge is a bug in this package and is raised, with a
+note naming the model, task and sample — never turned into a warning. The judged output is the
+sample's ``filtered_resps[0]`` — what ``process_results`` saw.
 
 Exports (UTF-8, Chinese written as is, never ``\\u`` escapes): ``mistakes.csv`` (with a UTF-8 BOM
 so spreadsheet programs detect the encoding), ``mistakes.jsonl`` and ``error_counts.csv``.
+
+Sample logs may hold lone-surrogate escapes (``"\\ud835"``: half of a character a model's
+tokenizer split); they are valid JSON but cannot be written as UTF-8. Every reader of ours loads
+logs with :func:`loads_clean`, which turns a lone surrogate into U+FFFD, and the exports clean
+their fields again before writing.
 """
 
 from __future__ import annotations
@@ -117,6 +128,15 @@ def _judge_exam(doc: dict[str, Any], output: Optional[str], options: dict[str, A
     return j.error_class, doc["answer"], j.prediction
 
 
+#: Doc fields each judge needs, by task kind (a sample log without them cannot be judged).
+GOLD_FIELDS: dict[str, tuple[str, ...]] = {
+    "classification": ("label",),
+    "ner": ("entities",),
+    "re": ("relations",),
+    "reading": ("answer", "qtype"),
+    "exam": ("answer", "qtype"),
+}
+
 #: Task kind (:attr:`cpsd_tasks.tasks.TaskSpec.kind`) -> judge adapter.
 JUDGES: dict[str, Judge] = {
     "classification": _judge_classification,
@@ -127,6 +147,27 @@ JUDGES: dict[str, Judge] = {
 }
 
 _WS = re.compile(r"\s+")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: A JSON ``\\uXXXX`` escape of a surrogate code point (paired or not).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def clean_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too, any depth) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [clean_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_surrogates(k): clean_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def loads_clean(text: str) -> Any:
+    """``json.loads(text)`` with lone surrogates replaced by U+FFFD (see module docstring); the
+    cleaning pass runs only when ``text`` has a surrogate escape."""
+    value = json.loads(text)
+    return clean_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
 
 
 def excerpt(text: Any, limit: int = EXCERPT_CHARS) -> str:
@@ -172,8 +213,8 @@ def judge_sample(task: str, doc: dict[str, Any], output: Optional[str],
         ``(error_class, gold text, prediction text or None)``.
 
     Raises:
-        KeyError: no judge for this task kind (generation). ImportError/AttributeError: the task's
-            module is not available.
+        KeyError: no judge for this task kind (generation). ImportError: the task's module is not
+            available. Anything else the task's judge raises (a bug) is passed on.
     """
     spec = get_task(task)
     doc = dict(doc)
@@ -191,27 +232,46 @@ def judge_task_samples(model: str, data: str, task: str, samples: Sequence[dict[
 
     Returns:
         One :class:`SampleJudgement` per sample; ``[]`` (with a logged note) when the task has
-        no judge or its module is unavailable.
+        no judge, its module cannot be imported, or a sample's doc lacks a gold field.
+
+    Raises:
+        Exception: whatever the task's judge raises on a well-formed sample (a bug in this
+            package), with a note naming model, task and sample.
     """
     spec = get_task(task)
     if spec.kind not in JUDGES:
         log.info("error analysis: %s skipped (no per-sample error taxonomy for %s tasks)", task, spec.kind)
         return []
+    base = dict(options or {})
+    sig = base.get("cpsd_signature")
+    if isinstance(sig, dict):  # the values the run actually scored with
+        base.update({k: sig[k] for k in ("alpha", "tau", "tau_qa") if sig.get(k) is not None})
     out: list[SampleJudgement] = []
     mismatches = 0
     for s in samples:
         doc = s.get("doc") or {}
+        missing = [f for f in GOLD_FIELDS[spec.kind] if not isinstance(doc, dict) or doc.get(f) is None]
+        if missing:
+            log.warning("error analysis: %s skipped for %s (sample %s of its log has no doc field %s: "
+                        "not a cpsd sample log, or an older format)", task, model, s.get("doc_id"),
+                        ", ".join(repr(f) for f in missing))
+            return []
         output = sample_output(s)
-        opts = dict(options or {})
-        for key in ("alpha", "tau"):
-            if key in s:
+        opts = dict(base)
+        for key in ("alpha", "tau"):  # sample logs written before the signature logged them per sample
+            if key in s and not isinstance(sig, dict):
                 opts[key] = s[key]
         try:
             cls, gold, pred = judge_sample(task, doc, output, opts)
-        except (ImportError, AttributeError, TypeError, KeyError) as err:
+        except ImportError as err:
             log.warning("error analysis: %s skipped for %s (judge unavailable: %s: %s)",
                         task, model, type(err).__name__, err)
             return []
+        except Exception as err:  # a bug in our judge: surface it, with where it happened
+            if hasattr(err, "add_note"):  # Python ≥ 3.11
+                err.add_note(f"cpsd_tasks.errors: raised by the {spec.kind} judge on {model}/{task} sample "
+                             f"{s.get('doc_id')} (doc id {doc.get('id')!r}); this is a bug in cpsd_tasks")
+            raise
         if spec.kind == "classification" and "acc" in s and (cls == "correct") != (s["acc"] == 1.0):
             mismatches += 1
         out.append(SampleJudgement(model, data, task, str(doc.get("id", s.get("doc_id"))), doc.get("qtype"),
@@ -257,7 +317,7 @@ def write_mistakes(judgements: Iterable[SampleJudgement], out_dir: Path) -> list
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    judgements = list(judgements)
+    judgements = [SampleJudgement(**clean_surrogates(asdict(j))) for j in judgements]
     wrong = [j for j in judgements if j.error_class != "correct"]
     csv_path, jsonl_path, counts_path = (out_dir / "mistakes.csv", out_dir / "mistakes.jsonl",
                                          out_dir / "error_counts.csv")

@@ -56,6 +56,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from cpsd_tasks.errors import loads_clean
 from cpsd_tasks.tasks import TASKS
 
 log = logging.getLogger("cpsd_tasks.leaderboard")
@@ -213,9 +214,13 @@ def to_number(value: Any) -> Optional[float]:
 
 
 def read_jsonl_lines(path: Path) -> list[dict[str, Any]]:
-    """Read a JSONL file, splitting on ``\\n`` only (texts may hold U+2028, which ``splitlines`` splits)."""
-    text = path.read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.split("\n") if line.strip()]
+    """Read a JSONL file, splitting on ``\\n`` only (texts may hold U+2028, which ``splitlines`` splits).
+
+    Lone surrogates (``"\\ud835"`` escapes) and undecodable bytes become U+FFFD
+    (:func:`cpsd_tasks.errors.loads_clean`), so nothing downstream fails to write them.
+    """
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return [loads_clean(line) for line in text.split("\n") if line.strip()]
 
 
 # --------------------------------------------------------------------------- loading runs
@@ -249,6 +254,13 @@ class TaskRun:
     samples_path: Optional[Path]
     data: str = UNKNOWN
     _samples: Optional[list[dict[str, Any]]] = field(default=None, repr=False)
+
+    @property
+    def signature(self) -> dict[str, Any]:
+        """The task's scoring signature (``configs.<task>.metadata.cpsd_signature``, see
+        :mod:`cpsd_tasks.options`); ``{}`` for runs made before signatures existed."""
+        sig = (self.config.get("metadata") or {}).get("cpsd_signature")
+        return sig if isinstance(sig, dict) else {}
 
     def samples(self) -> list[dict[str, Any]]:
         """The sample-log records of this task's filter (empty without a sample log), cached."""
@@ -431,7 +443,7 @@ def load_run(folder: Path, results_files: Optional[Sequence[Path]] = None, name:
     tasks: dict[str, TaskRun] = {}
     last: dict[str, Any] = {}
     for f in sorted(files, key=lambda p: p.name):
-        results = json.loads(f.read_text(encoding="utf-8"))
+        results = loads_clean(f.read_text(encoding="utf-8", errors="replace"))
         m = _RESULTS_RE.match(f.name)
         ts = m.group("ts") if m else None
         samples_files: dict[str, Path] = {}
@@ -1040,11 +1052,46 @@ def table_notes(rows: Sequence[Row], with_ci: bool = False, n_boot: int = DEFAUL
     for r in rows:
         if r.run is not None and r.run.limit is not None:
             notes.append(f"{r.label}: partial run (--limit {r.run.limit}).")
+    notes += signature_notes(rows)
     if with_ci:
         notes.append(f"[low, high] = 95 % percentile bootstrap CI over documents from the sample log "
                      f"({n_boot} resamples, seed {seed}).")
     notes.append("Blank cell = not measured (task not run or metric missing), not 0.")
     return notes
+
+
+def signature_notes(rows: Sequence[Row]) -> list[str]:
+    """A note per task whose rows were scored differently: their scoring signatures (prompt, data,
+    α, τ, τ_qa, BERTScore model, package versions …) differ. Runs without a signature are left out.
+    """
+    by_task: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for r in rows:
+        for task, tr in r.tasks.items():
+            if tr.signature:
+                by_task.setdefault(task, []).append((r.label, tr.signature))
+    notes: list[str] = []
+    for task in (t for t in TASKS if t in by_task):
+        sigs = by_task[task]
+        keys = sorted({k for _, sig in sigs for k in sig} - {"string"})
+        differ = [k for k in keys if len({json.dumps(sig.get(k), sort_keys=True) for _, sig in sigs}) > 1]
+        if differ:
+            notes.append(f"{task}: rows scored differently ({', '.join(differ)} differ; see signatures.csv "
+                         f"or each results file's configs.cpsd_{task}.metadata.cpsd_signature).")
+    return notes
+
+
+def signatures_csv(rows: Sequence[Row]) -> str:
+    """CSV of every run task's scoring signature: ``model``, ``data``, ``task``, ``signature``
+    (the one-line form); empty (header only) when no run has one."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["model", "data", "task", "signature"])
+    for r in rows:
+        for task in (t for t in TASKS if t in r.tasks):
+            sig = r.tasks[task].signature
+            if sig:
+                w.writerow([r.name, r.data, task, sig.get("string", json.dumps(sig, ensure_ascii=False))])
+    return buf.getvalue()
 
 
 def to_markdown(table: TableSpec, rows: Sequence[Row], with_ci: bool = False,
@@ -1214,7 +1261,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     Prints the Markdown tables (and the ``--compare`` result); with ``--out DIR`` also writes
     ``leaderboard.md``, ``leaderboard.tex``, ``tableN_*.csv``, ``compare_*.{md,csv}``,
-    ``figures/*.{png,svg}`` and ``errors/{mistakes.csv,mistakes.jsonl,error_counts.csv}``.
+    ``figures/*.{png,svg}``, ``errors/{mistakes.csv,mistakes.jsonl,error_counts.csv}`` and
+    ``signatures.csv`` (each task's scoring signature, when the runs have one).
 
     Returns:
         0 on success, 2 on a usage or input error (message on stderr).
@@ -1262,6 +1310,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         path = out / "leaderboard.tex"
         path.write_text("% Requires \\usepackage{booktabs}.\n"
                         + "\n".join(to_latex(t, rows, args.ci, notes) for t in tables), encoding="utf-8")
+        written.append(path)
+    if any(tr.signature for r in rows for tr in r.tasks.values()):
+        path = out / "signatures.csv"
+        path.write_text(signatures_csv(rows), encoding="utf-8")
         written.append(path)
     if comparison:
         stem = f"compare_{_safe(comparison[0].label)}_vs_{_safe(comparison[1].label)}"

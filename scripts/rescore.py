@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from cpsd_tasks import generation
-from cpsd_tasks.errors import sample_output
+from cpsd_tasks.errors import loads_clean, sample_output
 from cpsd_tasks.options import set_task_options
 from cpsd_tasks.tasks import TASKS as REGISTRY
 
@@ -69,7 +69,7 @@ def run_values(samples_file: Path, name: str) -> dict[str, Any]:
     results = samples_file.parent / f"results_{stamp}.json"
     if not results.is_file():
         return {}
-    data = json.loads(results.read_text(encoding="utf-8"))
+    data = loads_clean(results.read_text(encoding="utf-8", errors="replace"))
     row = data.get("results", {}).get(name) or data.get("groups", {}).get(name) or {}
     return {key.split(",")[0]: value for key, value in row.items() if key.endswith(",none")}
 
@@ -82,11 +82,12 @@ def rescore_file(path: Path, task: str) -> dict[str, Any]:
         plus ``n`` (samples scored).
     """
     per_metric: dict[str, list] = defaultdict(list)
-    with path.open(encoding="utf-8") as handle:
+    # Lone surrogates ("\\ud835" escapes) and undecodable bytes become U+FFFD (errors.loads_clean).
+    with path.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
             if not line.strip():
                 continue
-            sample = json.loads(line)
+            sample = loads_clean(line)
             if sample.get("filter", "none") != "none":
                 continue
             doc = dict(sample["doc"])

@@ -303,6 +303,27 @@ def test_mistakes_export_utf8_readable(tmp_path):
                          "instruction": "2", "refusal": "4", "total": "17"}
 
 
+def test_bugs_in_our_judges_surface(monkeypatch):
+    from cpsd_tasks import classification
+
+    def broken(*args, **kwargs):
+        raise TypeError("judge() got an unexpected keyword argument 'spec'")
+
+    monkeypatch.setattr(classification, "judge", broken)  # a bug in our own judge
+    sample = {"doc_id": 3, "doc": {"id": "r3", "text": "x", "label": "谣言", "task": "rumor"},
+              "filtered_resps": ["谣言"]}
+    with pytest.raises(TypeError, match="unexpected keyword") as err:
+        errors.judge_task_samples("m", "demo", "rumor", [sample])
+    assert "rumor sample 3" in "".join(getattr(err.value, "__notes__", [])) or sys.version_info < (3, 11)
+
+
+def test_sample_log_without_gold_fields_is_skipped_not_a_crash(caplog):
+    caplog.set_level(logging.WARNING, logger="cpsd_tasks.errors")
+    sample = {"doc_id": 0, "doc": {"id": "r0", "text": "x"}, "filtered_resps": ["谣言"]}
+    assert errors.judge_task_samples("m", "demo", "rumor", [sample]) == []
+    assert "rumor skipped for m (sample 0 of its log has no doc field 'label'" in caplog.text
+
+
 def test_generation_and_missing_judges_are_skipped(caplog, monkeypatch):
     caplog.set_level(logging.INFO, logger="cpsd_tasks.errors")
     assert errors.judge_task_samples("m", "demo", "case_summary", [{"doc": {"input": "x", "reference": "y"}}]) == []
@@ -401,6 +422,27 @@ def test_hand_built_ie_qa_tg_rows(tmp_path):
     assert back[0]["drug_ner.precision"] == 0.5 and back[0]["drug_ner.recall"] is None and back[0]["drug_ner.f1"] is None
 
 
+def test_signatures_kept_compared_and_used_by_the_error_analysis(tmp_path):
+    sig = {"cpsd_tasks": "0.1.0", "task": "drug_ner", "prompt": "sha256:aa", "data": "sha256:bb", "alpha": 0.5,
+           "tau": 0.8, "string": "cpsd:0.1.0|task:drug_ner|prompt:sha256.aa|data:sha256.bb|alpha:0.5|tau:0.8"}
+    doc = {"id": "n1", "task": "drug_ner", "text": "张三在朝阳区某小区贩卖海洛因。",
+           "entities": [{"type": "地点", "text": "北京市朝阳区某小区"}]}
+    sample = {"doc_id": 0, "doc": doc, "filtered_resps": ['[{"type": "地点", "text": "北京朝阳区某小区"}]'],
+              "filter": "none", "tau": 0.5}  # a per-sample value (old logs) must not beat the signature
+    for name, tau in (("a", 0.9), ("b", 0.8)):
+        write_results(tmp_path / name, {"cpsd_drug_ner": {"f1,none": 0.5}}, {"model": name},
+                      samples={"cpsd_drug_ner": [sample]}, metadata={"cpsd_signature": dict(sig, tau=tau)})
+    rows = lb.build_rows(lb.load_runs([tmp_path / "a", tmp_path / "b"]))
+    assert rows[1].tasks["drug_ner"].signature["tau"] == 0.8
+    notes = lb.table_notes(rows)
+    assert any(n.startswith("drug_ner: rows scored differently (tau differ;") for n in notes), notes
+    csv_rows = list(csv.DictReader(lb.signatures_csv(rows).splitlines()))
+    assert [r["model"] for r in csv_rows] == ["a", "b"] and csv_rows[0]["signature"] == sig["string"]
+    # The judge uses the tau the run scored with: the two places are 8/9 = 0.89 similar.
+    classes = {j.model: j.error_class for j in errors.judge_rows(rows)}
+    assert classes == {"a": "content", "b": "format"}
+
+
 def test_demo_and_real_rows_are_never_merged(two_runs, tmp_path):
     copy = tmp_path / "out_a"
     shutil.copytree(two_runs["a"], copy)
@@ -492,6 +534,80 @@ def test_ie_f1_by_length_from_hand_built_samples(tmp_path):
     check_files(radar, ["radar"])
 
 
+# --------------------------------------------------------------------------- lone surrogates (issue 12, case 6)
+
+SUR = "@@SUR@@"  # replaced by the six characters \ud835 in the file (valid JSON, a lone surrogate)
+
+
+def surrogate_run(folder: Path) -> Path:
+    """A hand-made harness output folder whose sample logs hold lone-surrogate escapes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ts = "2026-01-01T00-00-00.000001"
+    samples = {
+        "cpsd_rumor": [{"doc_id": 0, "doc": {"id": "s0", "task": "rumor", "text": f"帖子{SUR}内容", "label": "谣言"},
+                        "filtered_resps": [f"我觉得{SUR}是谣言吧"], "resps": [[f"我觉得{SUR}是谣言吧"]],
+                        "filter": "none", "acc": 0.0},
+                       {"doc_id": 1, "doc": {"id": "s1", "task": "rumor", "text": "第二条", "label": "非谣言"},
+                        "filtered_resps": [f"𝐀{SUR}"], "resps": [[f"𝐀{SUR}"]], "filter": "none", "acc": 0.0}],
+        "cpsd_drug_ner": [{"doc_id": 0, "doc": {"id": "n0", "task": "drug_ner", "text": "张某贩卖海洛因。",
+                                                "entities": [{"type": "人名", "text": "张某"}]},
+                           "filtered_resps": [f'[{{"type": "人名", "text": "张{SUR}某"}}]'], "filter": "none"}],
+        "cpsd_case_summary": [{"doc_id": 0, "doc": {"id": "g0", "task": "case_summary", "input": f"案情{SUR}",
+                                                    "reference": "张某贩卖毒品被抓获。"},
+                               "filtered_resps": [f"张某{SUR}贩卖毒品。"], "filter": "none"}],
+    }
+    results = {"cpsd_rumor": {"acc,none": 0.0}, "cpsd_drug_ner": {"f1,none": 0.0},
+               "cpsd_case_summary": {"bleu_char,none": 0.1}}
+    (folder / f"results_{ts}.json").write_text(json.dumps(
+        {"results": results, "configs": {t: {"metadata": {}} for t in results},
+         "config": {"model": "local-chat-completions", "model_args": f"model=m{SUR}x", "limit": None},
+         "n-samples": {t: {"original": 2, "effective": 2} for t in results}}, ensure_ascii=False).replace(SUR, "\\ud835"),
+        encoding="utf-8")
+    for task, recs in samples.items():
+        lines = [json.dumps(r, ensure_ascii=False).replace(SUR, "\\ud835") for r in recs]
+        lines.append(json.dumps({**recs[0], "doc_id": 9}, ensure_ascii=True).replace(SUR, "\\udc00"))
+        (folder / f"samples_{task}_{ts}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_leaderboard_and_mistakes_export_survive_lone_surrogates(tmp_path):
+    run = surrogate_run(tmp_path / "runs" / "m")
+    assert "\\ud835" in (run / "samples_cpsd_rumor_2026-01-01T00-00-00.000001.jsonl").read_text(encoding="utf-8")
+    out = tmp_path / "report"
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "leaderboard.py"), str(tmp_path / "runs"),
+                           "--out", str(out), "--no-plots"], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONIOENCODING="utf-8"), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "UnicodeEncodeError" not in proc.stderr
+    mistakes = [json.loads(x) for x in (out / "errors" / "mistakes.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert any(m["output"] == "我觉得\ufffd是谣言吧" for m in mistakes)
+    assert any(m["input"] == "帖子\ufffd内容" for m in mistakes)
+    assert any(m["task"] == "drug_ner" for m in mistakes)
+    assert "\ufffd" in (out / "errors" / "mistakes.csv").read_text(encoding="utf-8-sig")
+    # The writer cleans too, whatever its judgements came from.
+    j = errors.SampleJudgement("m\ud835", "demo", "rumor", "x", None, "content", "谣言", None, "a\udc00b", "\ud835")
+    paths = errors.write_mistakes([j], tmp_path / "direct")
+    assert json.loads(paths[1].read_text(encoding="utf-8"))["output"] == "a\ufffdb"
+
+
+def test_rescore_survives_lone_surrogates(tmp_path, capsys):
+    import importlib.util
+
+    run = surrogate_run(tmp_path / "runs" / "m")
+    spec = importlib.util.spec_from_file_location("cpsd_rescore_sur", ROOT / "scripts" / "rescore.py")
+    rescore = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rescore)
+    out_json = tmp_path / "rescored.json"
+    assert rescore.main([str(tmp_path / "runs"), "--bertscore-model", "none", "--tasks", "case_summary",
+                         "--out", str(out_json)]) == 0
+    report = json.loads(out_json.read_text(encoding="utf-8"))
+    row = report["runs"]["m"]["results"]["cpsd_case_summary"]
+    assert row["n"] == 2 and 0.0 < row["bleu_char"] < 1.0
+    assert "UnicodeEncodeError" not in capsys.readouterr().err
+    assert errors.loads_clean('{"a": "x\\ud835y", "b": ["\\udc00"], "c": "\\ud835\\udc00"}') == {
+        "a": "x\ufffdy", "b": ["\ufffd"], "c": "𝐀"}  # a proper pair stays one character
+
+
 # --------------------------------------------------------------------------- command line
 
 def test_cli_one_command(two_runs, tmp_path):
@@ -510,7 +626,7 @@ def test_cli_one_command(two_runs, tmp_path):
                                                      "compare_baseline_demo_vs_variant_demo.md",
                                                      "compare_baseline_demo_vs_variant_demo.csv",
                                                      "errors/mistakes.csv", "errors/mistakes.jsonl",
-                                                     "errors/error_counts.csv"}
+                                                     "errors/error_counts.csv", "signatures.csv"}
     expected |= {f"figures/{s}.{e}" for s in ("radar", "error_types", "strict_vs_fuzzy", "label_distribution")
                  for e in ("png", "svg")}
     assert names == expected
@@ -520,6 +636,10 @@ def test_cli_one_command(two_runs, tmp_path):
     assert back[0]["model"] == "baseline" and back[0]["rumor.acc.ci_low"] <= back[0]["rumor.acc"] <= back[0]["rumor.acc.ci_high"]
     cmp = list(csv.DictReader((out / "compare_baseline_demo_vs_variant_demo.csv").open(encoding="utf-8")))
     assert [c["task"] for c in cmp] == list(CLF)
+    sigs = list(csv.DictReader((out / "signatures.csv").open(encoding="utf-8")))
+    assert [(s["model"], s["task"]) for s in sigs] == [(m, t) for m in ("baseline", "variant") for t in CLF]
+    assert all(s["signature"].startswith(f"cpsd:0.1.0|task:{s['task']}|prompt:sha256.") for s in sigs)
+    assert "scored differently" not in proc.stdout  # same prompts, data and options
 
 
 def test_cli_errors_are_clean(tmp_path):
