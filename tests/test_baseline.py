@@ -76,3 +76,72 @@ def test_http_endpoint(baseline_server, baseline_url):
     models_url = baseline_url.replace("/chat/completions", "/models")
     with urllib.request.urlopen(models_url, timeout=10) as resp:
         assert json.loads(resp.read())["data"][0]["id"] == "baseline"
+
+
+@pytest.mark.parametrize("body, message", [
+    (b"[1,2]", "request body must be a JSON object, got list"),
+    (b'"hello"', "request body must be a JSON object, got str"),
+    (b"null", "request body must be a JSON object, got NoneType"),
+    (b"{not json", "request body is not JSON"),
+    (b"", "request body is not JSON"),
+    (b"\xff\xfe{}", "request body is not UTF-8"),
+    (b"[" * 100_000 + b"]" * 100_000, "request body is not JSON"),
+    (b'{"messages": "hi"}', "request needs 'messages': a non-empty list"),
+    (b'{"messages": []}', "request needs 'messages': a non-empty list"),
+    (b'{"messages": [1, 2]}', "messages[0] must be an object, got int"),
+    (b'{"messages": [{"content": "x"}]}', "messages[0].role must be a string"),
+    (b'{"messages": [{"role": "user", "content": 5}]}', "messages[0].content must be a string or a list of parts"),
+    (b'{"messages": [{"role": "user", "content": [1]}]}', "messages[0].content[0] must be an object, got int"),
+    (b'{"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]}',
+     "messages[0].content[0].text must be a string, got int"),
+    (b'{"messages": [{"role": "system", "content": "x"}]}', "request has no user message"),
+])
+def test_malformed_bodies_get_400_json_and_the_connection_stays_usable(baseline_server, body, message):
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", baseline_server.server_port, timeout=10)
+    try:
+        conn.request("POST", "/v1/chat/completions", body=body, headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        assert resp.status == 400
+        assert resp.getheader("Content-Type").startswith("application/json")
+        error = json.loads(resp.read())["error"]
+        assert message in error["message"] and error["type"] == "invalid_request_error"
+        # The same keep-alive connection still answers a good request.
+        good = {"messages": [{"role": "user", "content": prompt(line_of("rumor"), "今天天气晴。")}]}
+        conn.request("POST", "/v1/chat/completions", body=json.dumps(good).encode())
+        resp = conn.getresponse()
+        assert resp.status == 200 and json.loads(resp.read())["choices"][0]["message"]["content"]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("length, status, message", [
+    ("abc", 400, "Content-Length 'abc' is not a number"),
+    ("-5", 400, "Content-Length -5 is negative"),
+    (str(10**12), 413, "is larger than"),
+])
+def test_bad_content_length_gets_json_error(baseline_server, length, status, message):
+    import socket
+
+    with socket.create_connection(("127.0.0.1", baseline_server.server_port), timeout=10) as sock:
+        sock.sendall(f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n{{}}".encode())
+        data = b""
+        while chunk := sock.recv(65536):  # the server closes: where the body ends is unknown
+            data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    assert head.startswith(f"HTTP/1.1 {status}".encode())
+    assert message in json.loads(body)["error"]["message"]
+
+
+def test_a_bug_in_a_rule_is_a_500_json_answer(baseline_server, baseline_url, monkeypatch, capsys):
+    from cpsd_tasks.baseline import server
+
+    def broken(text):
+        raise KeyError("oops")
+
+    monkeypatch.setattr(server, "answer", broken)
+    with pytest.raises(urllib.error.HTTPError) as err:
+        _post(baseline_url, {"messages": [{"role": "user", "content": prompt(line_of("rumor"), "x")}]})
+    assert err.value.code == 500
+    assert json.loads(err.value.read())["error"]["message"] == "cpsd-baseline-server bug: KeyError: 'oops'"

@@ -9,7 +9,11 @@ library's threading HTTP server, so the whole benchmark runs with no API key, GP
         --apply_chat_template --tasks cpsd_clf
 
 The answer depends on the last user message only (few-shot turns are ignored). A prompt that is not
-a cpsd prompt gets HTTP 400 with the reason, so a misconfigured run fails loudly.
+a cpsd prompt gets HTTP 400 with the reason, so a misconfigured run fails loudly. So does any
+malformed request (a body that is not UTF-8 JSON, not an object, messages that are not a list of
+``{"role", "content"}`` objects, a bad ``Content-Length``): always a JSON
+``{"error": {"message", "type"}}`` answer, never a dropped connection. A bug in a rule answers
+500 with the same shape (and a traceback on the server's stderr).
 """
 
 from __future__ import annotations
@@ -19,22 +23,77 @@ import json
 import sys
 import threading
 import time
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional
 
 from cpsd_tasks.baseline import UnknownPrompt, answer
 
 
-def _last_user_text(payload: dict[str, Any]) -> str:
+#: Largest request body read (bytes); a cpsd prompt is a few kB, the longest documents ~100 kB.
+MAX_BODY = 64 * 1024 * 1024
+
+
+class BadRequest(ValueError):
+    """A malformed request: answered with HTTP ``status`` and the message."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def _content_text(content: Any, where: str) -> str:
+    """A message's content as text: a string, OpenAI content parts, or ``None`` (empty)."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list):  # OpenAI content parts: [{"type": "text", "text": "…"}, …]
+        texts = []
+        for i, part in enumerate(content):
+            if not isinstance(part, dict):
+                raise BadRequest(f"{where}.content[{i}] must be an object, got {type(part).__name__}")
+            text = part.get("text", "")
+            if not isinstance(text, str):
+                raise BadRequest(f"{where}.content[{i}].text must be a string, got {type(text).__name__}")
+            texts.append(text)
+        return "".join(texts)
+    raise BadRequest(f"{where}.content must be a string or a list of parts, got {type(content).__name__}")
+
+
+def parse_payload(raw: bytes) -> dict[str, Any]:
+    """The request body as a chat-completions payload, checked.
+
+    Raises:
+        BadRequest: not UTF-8, not JSON (or nested too deep), not an object, ``messages`` not a
+            list of objects with a string ``role`` and a text ``content``.
+    """
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise BadRequest(f"request body is not UTF-8 (byte {err.start})") from None
+    except ValueError as err:
+        raise BadRequest(f"request body is not JSON: {err}") from None
+    except RecursionError:
+        raise BadRequest("request body is not JSON this server can read (nested too deeply)") from None
+    if not isinstance(payload, dict):
+        raise BadRequest(f"request body must be a JSON object, got {type(payload).__name__}")
     messages = payload.get("messages")
-    if not isinstance(messages, list):
-        raise UnknownPrompt("request has no 'messages' list")
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, list):  # OpenAI content parts
-                content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-            return content if isinstance(content, str) else ""
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("request needs 'messages': a non-empty list of {\"role\", \"content\"} objects")
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise BadRequest(f"messages[{i}] must be an object, got {type(message).__name__}")
+        if not isinstance(message.get("role"), str):
+            raise BadRequest(f"messages[{i}].role must be a string")
+        _content_text(message.get("content"), f"messages[{i}]")
+    return payload
+
+
+def _last_user_text(payload: dict[str, Any]) -> str:
+    """The text of the last user message of a checked payload (:func:`parse_payload`)."""
+    for i in range(len(payload["messages"]) - 1, -1, -1):
+        message = payload["messages"][i]
+        if message.get("role") == "user":
+            return _content_text(message.get("content"), f"messages[{i}]")
     raise UnknownPrompt("request has no user message")
 
 
@@ -59,6 +118,29 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _body(self) -> bytes:
+        """The request body, by ``Content-Length``.
+
+        Raises:
+            BadRequest: ``Content-Length`` missing on a chunked body, not a number, negative (400)
+                or above :data:`MAX_BODY` (413).
+        """
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            self.close_connection = True
+            raise BadRequest("chunked request bodies are not supported; send Content-Length", 411)
+        raw = self.headers.get("Content-Length")
+        try:
+            length = int(raw or 0)
+        except ValueError:
+            self.close_connection = True  # where the body ends is unknown
+            raise BadRequest(f"Content-Length {raw!r} is not a number") from None
+        if length < 0:
+            self.close_connection = True
+            raise BadRequest(f"Content-Length {length} is negative")
+        if length > MAX_BODY:
+            raise BadRequest(f"request body of {length} bytes is larger than {MAX_BODY}", 413)
+        return self.rfile.read(length)
+
     def do_GET(self) -> None:  # noqa: N802 (http.server API)
         if self.path.rstrip("/").endswith("/v1/models"):
             self._send(200, {"object": "list", "data": [{"id": "baseline", "object": "model"}]})
@@ -72,11 +154,18 @@ class Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.requests += 1
         try:
-            length = int(self.headers.get("Content-Length") or 0)
-            payload = json.loads(self.rfile.read(length).decode("utf-8"))
+            payload = parse_payload(self._body())
             content = answer(_last_user_text(payload))
-        except (UnknownPrompt, ValueError) as err:
-            self._send(400, {"error": {"message": str(err), "type": "invalid_request_error"}})
+        except (BadRequest, UnknownPrompt) as err:
+            status = err.status if isinstance(err, BadRequest) else 400
+            if status == 413:  # the body was not read: this connection cannot carry another request
+                self.close_connection = True
+            self._send(status, {"error": {"message": str(err), "type": "invalid_request_error"}})
+            return
+        except Exception as err:  # a bug in a rule: say so in JSON, keep serving
+            traceback.print_exc(file=sys.stderr)
+            self._send(500, {"error": {"message": f"cpsd-baseline-server bug: {type(err).__name__}: {err}",
+                                       "type": "server_error"}})
             return
         self._send(200, {
             "id": f"cpsd-baseline-{self.server.requests}",
