@@ -41,8 +41,10 @@ from rapidfuzz.distance import Levenshtein
 
 from cpsd_tasks.options import get_option
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, get_task
-from cpsd_tasks.taxonomy import error_class
-from cpsd_tasks.text import HTML_TAG, answer_text, normalize, read_label
+from cpsd_tasks.taxonomy import error_class, reading
+from cpsd_tasks.choices import extract_choices, read_choices, squeeze as _squeeze  # noqa: F401
+from cpsd_tasks.reader import is_clear_refusal, unwrap
+from cpsd_tasks.text import normalize, read_label
 
 # --------------------------------------------------------------------------- judgement labels
 
@@ -85,43 +87,7 @@ _DECLARATION_HEAD = (r"(?:最终答案|正确答案|参考答案|答案|结论|�
                      r"(?:应该是|应当是|应该为|应为|应是|是|为)?\s*[:：]?\s*[\"'“‘「『]?")
 
 
-# A clear refusal: an apology or an "as an AI" disclaimer followed, in the same sentence, by an
-# inability ("抱歉，我无法判断…", "作为AI，我不能…"), or an output that opens with 我无法回答/无法作答….
-# Words such as 敏感, 违反…规定, 无法提供 inside an answer ("以公开其敏感照片相要挟") are no refusal.
-_CLEAR_REFUSAL = re.compile(
-    r"^(?:(?:很|非常|十分)?抱歉|对不起[,，]?\s?我|作为(?:一个|一名)?\s?(?:人工智能|AI|语言模型|大模型|大语言模型|AI助手))"
-    r"[^。.!！?？\n]{0,40}?(?:无法|不能|不便|没有办法|没办法|不可以|不予)"
-    r"|^我?(?:无法|不能|不便|拒绝)(?:回答|作答|回复|协助|帮助|提供帮助)"
-    r"|^(?:I(?:'m| am) sorry|Sorry|As an AI)\b[^.!?\n]{0,60}?(?:cannot|can't|can not|unable|won't|not able)"
-    r"|^I (?:cannot|can't|can not|won't|am unable|'m unable)",
-    re.IGNORECASE,
-)
-# Markdown code-fence lines anywhere (text.normalize drops only an opening fence at the start).
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)[^\n`~]*$", re.MULTILINE)
-
-
-def _unwrap(output: Optional[str]) -> str:
-    """The answer text of an output (:func:`~cpsd_tasks.text.answer_text`) without simple HTML tags
-    (``<b>``, lower-case names: text.normalize's list) and Markdown fence lines, anywhere in it."""
-    return _FENCE_LINE.sub("", HTML_TAG.sub("", answer_text(output)))
-
-
-def is_clear_refusal(output: Optional[str]) -> bool:
-    """Say whether an output is empty or a clear refusal (QA rule, SPEC §4.6 ``refusal``).
-
-    Stricter than :func:`cpsd_tasks.text.is_refusal` (which fires on words such as 敏感,
-    违反…规定, 无法提供 anywhere): the normalised output must *start* with an apology or an "as
-    an AI" disclaimer followed by an inability in the same sentence ("抱歉，我无法判断…",
-    "作为AI，我不能…", "I'm sorry, I cannot…"), or with 我无法回答/无法作答/我不能回答….
-
-    Args:
-        output: raw model output (``None`` = missing).
-
-    Returns:
-        ``True`` for a missing/empty answer or a clear refusal.
-    """
-    answer = normalize(_unwrap(output))
-    return not answer or bool(_CLEAR_REFUSAL.search(answer))
+_unwrap = unwrap
 
 
 _SENTENCE = re.compile(r"(?<=[。！!？?\n])")
@@ -132,16 +98,6 @@ def _drop_questions(text: str) -> str:
     if "?" not in text and "？" not in text:
         return text
     return "".join(part for part in _SENTENCE.split(text) if not part.endswith(("?", "？")))
-
-
-_BLANKS = re.compile(r"[^\S\n]+")
-_LINE_BREAK = re.compile(r" ?\n[ \n]*")
-
-
-def _squeeze(text: str) -> str:
-    """Collapse whitespace runs to one space (one newline if the run has one), so that the
-    patterns' optional whitespace cannot backtrack over long runs (no quadratic blow-up)."""
-    return _LINE_BREAK.sub("\n", _BLANKS.sub(" ", text))
 
 
 def read_judgement(output: Optional[str], labels: Sequence[str],
@@ -213,126 +169,7 @@ def read_judgement(output: Optional[str], labels: Sequence[str],
 
 
 # --------------------------------------------------------------------------- option letters
-
-# A letter list, written so that every string it matches has exactly one parse (no exponential
-# backtracking on adversarial input such as "A B C D " * 1000 + "x"): one option letter with optional
-# brackets; between two letters one joiner (an optional 项/选项 suffix of the first, an optional
-# separator — 以及 、 , ， 和 及 与 跟 / ; ； & + with optional spaces, or a single space — and an
-# optional 选项/第 prefix of the second). The joiner contains no capital letter and no bracket, so
-# where it ends is fixed, and it is atomic (``(?>…)``: matched once, never re-split); the 选项/第
-# prefix of the first letter and the 项/选项 suffix of the last letter stand at the list's ends.
-# Whitespace runs are squeezed to one character before matching.
-_CORE = r"[(（\[【<《]?[A-Z][)）\]】>》]?"
-_SUFFIX = r"(?: ?(?:个选项|选项|项))"
-_SEPARATOR = r"(?: ?(?:以及|、|,|，|和|及|与|跟|/|;|；|&|\+) ?| )"
-_PREFIX = r"(?:(?:选项|第) ?)"
-_JOIN = rf"(?>{_SUFFIX}?{_SEPARATOR}?{_PREFIX}?)"
-_LIST = rf"(?<![A-Za-z]){_PREFIX}?{_CORE}(?:{_JOIN}{_CORE})*{_SUFFIX}?(?![A-Za-z])"
-_LIST_RE = re.compile(_LIST)
-_DECLARATION = re.compile(
-    r"(?:最终答案|正确答案|参考答案|标准答案|答案|正确的选项|正确选项|正确的答案|应当选择|应该选择|应选择|"
-    r"应当选|应该选|应选|故选|所以选|因此选|因而选|我选|选择|选出|选|更正为|更正|改为|"
-    r"应该是|应当是|应该为|应是|应为|"
-    r"(?i:(?:the\s+)?(?:correct\s+)?answer\s+is|answer))"
-    r"\s*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?\s*[:：]?\s*"
-    rf"(?P<list>{_LIST})"
-)
-# After a declared list: a self-retraction or a question ("答案：A（不对）", "选B吗？") — no answer.
-# (Not 错误/有误: "答案：B（错误）" answers a "下列说法错误的是" question.)
-_RETRACTED_RE = re.compile(r" ?[(（]? ?(?:都|均|全|也)?(?:不对|错了)| ?(?:吗|呢|\?|？)")
-# After a leading list: the options are dismissed ("A B C D 都不对", "A 错误，…", "A不是正确答案").
-_RETRACTED = r" ?[(（]? ?(?:都|均|全|也)?(?:不对|不正确|错误|错了|是错的|有误|不是|不选|不符合)| ?(?:吗|呢|\?|？)"
-# A negation right before a declaration ("不选C", "不应选A", "排除B"): the declaration is skipped.
-_NEGATED_RE = re.compile(r"(?:不|非|排除|错选|别) ?$")
-# A leading letter list, taken whole (atomic: "B、C、D正确" is never cut back to "B、C"), must end the
-# answer, be followed by a delimiter ("B. 内容…", "A、交通…") or be called correct ("B、C、D正确，A错误"),
-# not by other text ("A项错误，B项正确" names no answer), a retraction ("A B C D 都不对") or an
-# enumeration ("A、B、C、D 四个选项中").
-_LEADING = re.compile(
-    rf"^(?P<list>(?>{_LIST}))"
-    rf"(?!{_RETRACTED}| ?(?:[两三四五六七八九十几]个)?(?:选项)?中)"
-    r"(?=$|[\s.．:：)）、,，;；。]|(?:的说法|说法)?(?:都|均)?(?:是)?正确)"
-)
-
-
-def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
-    """Letters a matched list names: runs like "AC" count only if made of distinct valid letters.
-
-    A single letter outside ``valid`` is ignored; a run of several letters with any letter outside
-    ``valid`` or repeated (APP, GPS, ADD) is a word or an acronym and ignored whole.
-    """
-    valid = set(valid)
-    out: set[str] = set()
-    for run in re.findall(r"[A-Z]+", fragment):
-        if len(run) == 1:
-            if run in valid:
-                out.add(run)
-        elif len(set(run)) == len(run) and set(run) <= valid:
-            out.update(run)
-    return frozenset(out)
-
-
-def _clean(output: Optional[str]) -> str:
-    """``<think>`` removed, NFKC (full-width letters → ASCII), HTML tags, fence lines and Markdown
-    emphasis ``*`` dropped."""
-    return _squeeze(_unwrap(output).replace("*", ""))
-
-
-def extract_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str]) -> Optional[frozenset[str]]:
-    """Read the set of option letters a model output answers with (SPEC §4.4).
-
-    Rules, first that gives at least one valid letter wins:
-
-    1. explicit declarations ("答案：AC", "正确答案是A、C", "故选B", "选A和C", "更正：答案是B",
-       "The answer is C", "应该是C"), **the last one in the text wins** (self-corrections); a
-       declaration right after a negation ("不选C", "排除B") or followed by a retraction or a
-       question mark ("答案：A（不对）", "选B吗？") is skipped;
-    2. the whole normalised answer is a letter list ("AC", "A、C", "A和C", "选项A和选项C", "**B**");
-    3. the answer starts with a letter list, taken whole, followed by a delimiter, nothing or 正确
-       ("B. 内容…", "B、C、D正确，A错误"), and not dismissed ("A B C D 都不对") or enumerated
-       ("A、B、C、D 四个选项中");
-    4. the last line that is only a letter list ("分析……\\n\\nAC");
-    5. the whole normalised answer equals one option's text.
-
-    Letters are capital A–Z after NFKC (full-width Ａ counts); a letter adjacent to other Latin
-    letters is part of a word (APP, GPS, "Let's") and never an option; letters outside the
-    question's options are ignored. Nothing readable gives ``None`` — never a guess.
-
-    Args:
-        output: raw model output (``None`` = missing answer).
-        options: the question's options, ``{letter: text}`` or just the letters.
-
-    Returns:
-        A non-empty frozenset of letters, or ``None``.
-    """
-    texts = dict(options) if isinstance(options, Mapping) else {key: "" for key in options}
-    valid = set(texts)
-    text = _clean(output)
-    if not text.strip() or not valid:
-        return None
-    for match in reversed(list(_DECLARATION.finditer(text))):
-        if _NEGATED_RE.search(text, max(0, match.start() - 3), match.start()):
-            continue
-        if _RETRACTED_RE.match(text, match.end()):
-            continue
-        letters = _letters(match.group("list"), valid)
-        if letters:
-            return letters
-    answer = normalize(text)
-    whole = _LIST_RE.fullmatch(answer)
-    if whole and (letters := _letters(whole.group(0), valid)):
-        return letters
-    lead = _LEADING.match(answer)
-    if lead and (letters := _letters(lead.group("list"), valid)):
-        return letters
-    for line in reversed(text.splitlines()):
-        bare = _LIST_RE.fullmatch(normalize(line))
-        if bare and (letters := _letters(bare.group(0), valid)):
-            return letters
-    for key, option_text in texts.items():
-        if option_text and normalize(option_text) == answer:
-            return frozenset({key})
-    return None
+# The choice reader lives in cpsd_tasks.choices (read_choices / extract_choices, re-exported here).
 
 
 def letters_of(options: Any) -> dict[str, str]:
@@ -518,7 +355,8 @@ def judge_reading(output: Optional[str], gold: str, qtype: str, tau: float = TAU
     return _finish(qtype, answer, correct, True, output, lenient_correct=contains)
 
 
-def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None) -> QAJudgement:
+def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None,
+               question: Optional[str] = None) -> QAJudgement:
     """Judge one police_exam output (SPEC §4.4, §4.6).
 
     Args:
@@ -526,6 +364,7 @@ def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None
         gold: 正确/错误 for 判断; the sorted gold letters (``"ACD"``) for 单选/多选.
         qtype: 判断, 单选 or 多选.
         options: the doc's options (harness list of ``{"key","text"}`` or ``{letter: text}``).
+        question: the question stem (lets the reader tell a "which is wrong" question).
 
     Returns:
         A :class:`QAJudgement`; ``prediction`` is the label or the sorted letters read.
@@ -538,7 +377,7 @@ def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None
         return _finish(qtype, label, label == gold, strict, output)
     if qtype not in ("单选", "多选"):
         raise ValueError(f"police_exam: unknown qtype {qtype!r}; expected 判断/单选/多选")
-    letters = extract_choices(output, letters_of(options))
+    letters = extract_choices(output, letters_of(options), question)
     gold_set = frozenset(gold)
     prediction = "".join(sorted(letters)) if letters else None
     correct = letters == gold_set
@@ -569,8 +408,9 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     Returns:
         For each per-type metric of the task (:data:`TYPE_METRICS`): ``[qtype, value]`` when the
         doc is of that type, else ``None``; values in {0.0, 1.0}, ``multi_partial`` in [0, 1].
-        ``total`` and ``score`` (correctness in {0.0, 1.0}), ``invalid_rate`` and
-        ``refusal_rate`` (0.0/1.0) for every doc.
+        ``total`` and ``score`` (correctness in {0.0, 1.0}), ``invalid_rate``,
+        ``refusal_rate`` and ``truncated_rate`` (0.0/1.0) for every doc; ``reading``, what was
+        read (:func:`cpsd_tasks.taxonomy.reading`: the label, sorted letters or span read).
 
     Raises:
         ValueError: the doc is not a QA doc, or ``tau_qa`` is invalid (run configuration errors).
@@ -581,7 +421,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     if spec.id == "case_reading":
         j = judge_reading(output, doc["answer"], qtype, tau_qa() if qtype == "模糊" else TAU_QA_DEFAULT)
     elif spec.id == "police_exam":
-        j = judge_exam(output, doc["answer"], qtype, doc.get("options"))
+        j = judge_exam(output, doc["answer"], qtype, doc.get("options"), doc.get("question"))
     else:
         raise ValueError(f"cpsd_tasks.qa.process_results: task {spec.id!r} is not a QA task")
     value = float(j.correct)
@@ -597,6 +437,8 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     out.update({"total": value, "invalid_rate": float(not j.parsed),
                 "refusal_rate": float(j.refusal and not truncated), "score": value})
     out["truncated_rate"] = float(truncated)
+    out["reading"] = reading(j.prediction, j.error_class, j.refusal and not truncated, qtype=qtype,
+                             truncated=truncated)
     return out
 
 

@@ -64,7 +64,7 @@ def test_extract_choices(output, expected):
 
 
 @pytest.mark.parametrize("output", [
-    "APP", "GPS", "Let's go", "答案：E", "答案：AE", "A项错误，B项正确", "The answer is b", "", None, "   ",
+    "APP", "GPS", "Let's go", "答案：E", "答案：AE", "A项错误", "The answer is a car", "", None, "   ",
     "<think>答案是A", "抱歉，我无法回答这个问题。", "我不确定。", "ADD", LONG, "选项 " * 5000 + "是什么",
 ])
 def test_extract_choices_nothing_readable(output):
@@ -519,7 +519,8 @@ def test_extract_choices_is_linear_on_adversarial_lists(output):
     ("A B C D 都不对，选E", ABCD, None),
     # leading lists are taken whole
     ("B、C、D正确，A错误", ABCD, "BCD"),       # was BC (list cut back to a delimiter)
-    ("A、B、C、D 四个选项中，B正确", ABCD, None),   # an enumeration, not an answer (was ABCD)
+    ("A、B、C、D 四个选项中", ABCD, None),          # an enumeration, not an answer (was ABCD)
+    ("A、B、C、D 四个选项中，B正确", ABCD, "B"),    # ...but the verdict after it names B (issue 11)
     ("A 错误", ABCD, None),
     # wrappers
     ("<b>B</b>", ABCD, "B"),

@@ -1,0 +1,584 @@
+"""The option letters a model answered with (SPEC.md §4.4), read as a careful human reader would.
+
+Audited against a human-graded sample of 34 real LLMs' answers to single-choice questions
+(``scripts/audit_reading.py``, README "Answer reading"). Built on :mod:`cpsd_tasks.reader`.
+
+How an output is read (:func:`read_choices`):
+
+1. **Preparation** — ``<think>`` removed, NFKC, Traditional folded, HTML tags, fence lines and
+   ``*`` dropped, LaTeX unwrapped (``$\\boxed{\\text{B}}$`` → a declaration of B, ``$\\mathrm{A}$``
+   → A), bracketed declarations made plain (``[正确答案]B`` → ``正确答案：B``).
+2. **Turns** — the output is split at end markers (``<eoa>``, ``</s>``, ``<|im_end|>`` …) and role
+   markers (``<human>``, ``### Human`` …). The first turn from which an answer is read gives the
+   answer; later turns add to it only when they are bare answers (``[正确答案]C<eoa>\\nD<eoa>`` →
+   CD); any other later turn (an invented next question with its own answer) is ignored. Inside
+   a turn, a new-question marker (``问题：``, ``题目：``) after an answer ends the turn.
+3. **Inside a turn**, the first rule that gives a letter wins:
+
+   a. explicit declarations (``答案：B``, ``正确答案是A、C``, ``故选B``, ``The answer is b``,
+      ``下列说法错误的是D:…``): the last one wins (self-correction), except that three or more
+      different single letters declared in turn (a template filled for every option) are read
+      together. Skipped: a declaration after a negation (``不选C``, ``答案不是B``), an example
+      (``例如[正确答案]A``), a retraction or a question after it (``答案：A（不对）``, ``选B吗？``),
+      a list of wrong answers (``错误答案：A,B,C``), a declaration inside another option's line
+      (``A. 正确答案：B``) and a declared letter that opens a copied option list
+      (``[正确答案]A:三个月;B:五个月;…``);
+   b. the whole turn is a letter list (``AC``, ``A、C``, ``b``);
+   c. unless the turn restates the option list (two or more different letters used as labels
+      ``A:…``/``B.…``), a leading letter list followed by a delimiter (``B. 诈骗罪``,
+      ``b. 诈骗罪``) or a single letter used as a label (``…的行为属于D:犯意表示``);
+   d. verdicts next to letters (``只有选项B是对的``, ``A项错误，B项正确``, ``A: 正确。\\nC: 正确。``,
+      ``因此，A选项是正确的答案``): the letters judged correct, or judged wrong when the question
+      asks for the wrong statement (``…错误的是``);
+   e. the last line that is only a letter list;
+   f. the option's own text: the whole answer equals it, or, outside copied option lines, exactly
+      one option's text (at least four characters, or right after 是/为/指的是) is stated.
+
+Letters are capital A–Z after NFKC (full-width Ａ counts); lower-case letters count only as the
+whole answer, after a declaration or as a leading label, never as an English word
+(``The answer is B because a car…`` → B). A letter adjacent to other Latin letters is part of a
+word (APP, GPS) and never an option; letters outside the question's options are ignored. Nothing
+readable gives ``None`` — never a guess, never the first letter of a copied option list.
+Linear-time: every pattern has one parse per string (no nested quantifiers over the same text).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Optional
+
+from cpsd_tasks.reader import (FENCE_LINE, HTML_TAG, QUESTION_MARKER, answer_text, canonical_declarations,
+                               fold_traditional, mark_echoes, normalize, strip_edges, turns)
+
+# --------------------------------------------------------------------------- letter lists
+
+# A letter list, written so that every string it matches has exactly one parse (no exponential
+# backtracking on adversarial input such as "A B C D " * 1000 + "x"): one option letter with optional
+# brackets; between two letters one joiner (an optional 项/选项 suffix of the first, an optional
+# separator and an optional 选项/第 prefix of the second). The joiner contains no capital letter and no
+# bracket, so where it ends is fixed, and it is atomic (``(?>…)``: matched once, never re-split).
+# Whitespace runs are squeezed to one character before matching.
+_SUFFIX = r"(?: ?(?:[两二三四]?个选项|[两二三四]项|选项|项))"
+_SEPARATOR = r"(?: ?(?:以及|、|,|，|和|及|与|跟|/|;|；|&|\+|and) ?| )"
+_PREFIX = r"(?:(?:选项|第) ?)"
+_JOIN = rf"(?>{_SUFFIX}?{_SEPARATOR}?{_PREFIX}?)"
+
+
+def _list_pattern(letter: str) -> str:
+    core = rf"[(（\[【<《]?{letter}[)）\]】>》]?"
+    return rf"(?<![A-Za-z]){_PREFIX}?{core}(?:{_JOIN}{core})*{_SUFFIX}?(?![A-Za-z])"
+
+
+_LIST = _list_pattern("[A-Z]")
+# Lower-case letters only with an explicit separator between them ("a、c", "a and c"): a bare run or
+# a space-joined run of lower-case letters is English text.
+_LOWER_CORE = r"[(（\[]?[a-z][)）\]]?"
+_LOWER_LIST = (rf"(?<![A-Za-z]){_LOWER_CORE}(?: ?(?:、|,|，|和|及|与|/|and) ?{_LOWER_CORE})*(?![A-Za-z])")
+_LIST_RE = re.compile(_LIST)
+_LOWER_LIST_RE = re.compile(_LOWER_LIST)
+# After a lower-case list: nothing, or something that is not an English word ("a car" is no list).
+_LOWER_END = r"(?= ?$| ?[^A-Za-z ])"
+
+_HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终答案|正确答案|参考答案|标准答案|答案|正确的选项|正确选项|正确的答案|应当选择|应该选择|应选择|"
+          r"应当选|应该选|应选|故选|所以选|因此选|因而选|我选|选择|选出|选|更正为|更正|改为|"
+          r"应该是|应当是|应该为|应是|应为|而是|"
+          r"(?i:(?:the\s+)?(?:correct\s+|final\s+|right\s+)?(?:answer|option|choice)\s+(?:is|should be)|answer))")
+_TAIL = r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*)?"
+_DECLARATION = re.compile(rf"{_HEADS}{_TAIL}(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
+# A weaker head: the letter must be used as a label ("…错误的是D:开庭…", "属于D:犯意表示") or end the
+# clause ("正确的是D。", "错误的是C").
+_LABEL_DECLARATION = re.compile(
+    rf"(?=[的属为是])(?:的是|的为|的有|属于|为|是)[ \t]*[:：]?[ \t]*(?P<list>{_LIST})"
+    r"(?:(?=\s*[:：]|\s*$|\s*[。，,；;!！\n])|(?<=[\]】)）]))"
+)
+# After a declared list: a self-retraction or a question ("答案：A（不对）", "选B吗？") — no answer.
+# (Not 错误/有误: "答案：B（错误）" answers a "下列说法错误的是" question.)
+_RETRACTED_RE = re.compile(r" ?[(（]? ?(?:都|均|全|也)?(?:不对|错了)| ?(?:吗|呢|\?|？)")
+# Right before a declaration: a negation ("不选C", "不应选A", "排除B", "答案不是B"), an example
+# ("例如[正确答案]A"), or a list of wrong answers ("错误答案：A,B,C") — the declaration is skipped.
+_SKIP_BEFORE = re.compile(r"(?:不|非|排除|错选|别|例如|比如|譬如|例|如|e\.g\.|for example) ?$", re.IGNORECASE)
+_WRONG_LIST = re.compile(r"(?:错误|不正确|错的) ?$")
+_NOT_AFTER = re.compile(r" ?(?:不是|并非|不应|不该|不能是)")
+# A label: an option letter opening a line or sentence and followed by : . 、 ) (``A:…``, ``(B) …``,
+# ``1. C. …``). Used to tell a copied option list (two or more different labels) from an answer.
+_LABEL = re.compile(
+    r"(?:(?:^|(?<=[\n;；。?？!！]))[ \t]*(?:\d{1,2}[.、)] ?)?|(?<=\d[.、)] )|(?<=\d[.、)]))"
+    r"[(（\[【]?(?P<letter>[A-Z])[)）\]】]? ?(?:[:：.．、)）]|(?=[\u3400-\u9fff]))(?![0-9])"
+    r"|(?<=\d[.、)])(?P<numbered>[A-Z])(?=\s|$)"      # "1.A 2.B 3.C …": a numbered letter
+)
+# A letter used as a label anywhere ("属于D:犯意表示"): letter, colon, then text.
+_INLINE_LABEL = re.compile(r"(?<![A-Za-z])[(（\[【]?(?P<letter>[A-Z])[)）\]】]?\s?[:：](?!\s*$)")
+# Lines of a copied option list: a label, then its text.
+_LABEL_LINE = re.compile(rf"{_LABEL.pattern}[^\n]*", re.MULTILINE)
+_RETRACTED = r" ?[(（]? ?(?:都|均|全|也)?(?:不对|不正确|错误|错了|是错的|是错误|有误|不是|不选|不符合)| ?(?:吗|呢|\?|？)"
+# A leading letter list, taken whole (atomic: "B、C、D正确" is never cut back to "B、C"), must end the
+# answer, be followed by a delimiter ("B. 内容…", "A、交通…") or be called correct ("B、C、D正确，A错误"),
+# not by other text ("A项错误" names no answer), a retraction ("A B C D 都不对") or an
+# enumeration ("A、B、C、D 四个选项中", "从A,B,C,D中选出").
+_LEADING = re.compile(
+    rf"^(?:\d{{1,2}}[.、)] ?)?(?P<list>(?>{_LIST}))"
+    rf"(?!{_RETRACTED}| ?(?:[两三四五六七八九十几]个)?(?:选项)?中)"
+    r"(?=$|[\s.．:：)）、,，;；。]|(?:的说法|说法)?(?:都|均)?(?:是)?正确)"
+)
+_LOWER_LEADING = re.compile(rf"^(?P<list>{_LOWER_LIST})(?=$|[.．:：)）、,，;；。]| ?[^A-Za-z ])")
+
+# Verdicts next to a letter: "选项B是对的", "A项错误", "B正确", "说法C是正确的", "A: 正确".
+_POSITIVE = r"(?:是)?(?:正确|对)(?:的)?(?:答案|选项|说法)?"
+_NEGATIVE = r"(?:是)?(?:错误|不正确|不对|错的|有误|不符合题意|不准确|不妥)(?:的)?(?:答案|选项|说法)?"
+# A verdict word ends there: "A:对象认识错误" holds no verdict on A.
+_VERDICT_END = r"(?=$|[^\u3400-\u9fff\ufffd]|[，。；！？、])"
+# Matched right after each letter list (lists are found once, left to right: linear time).
+_VERDICT_TAIL = re.compile(
+    r"(?:的说法|说法|的表述|表述|的观点|所述)?"
+    rf" ?[:：]? ?(?:都|均|也)?(?:(?P<pos>{_POSITIVE})|(?P<neg>{_NEGATIVE})){_VERDICT_END}"
+)
+# A label line that ends with a verdict ("A. 对陈某的行为以抢夺罪从重处罚即可。 正确答案").
+_LINE_VERDICT = re.compile(
+    r"^[ \t]*(?:(?P<number>[1-9])[.、)] ?|(?:\d{1,2}[.、)] ?)?[(（\[【]?(?P<letter>[A-Z])[)）\]】]? ?[:：.．、])"
+    r"(?P<text>[^\n]*?)(?:[。.;；][ \t]*|[ \t]+)"
+    r"(?:(?P<pos>正确答案|正确|对)|(?P<neg>错误答案|错误|错|不正确))[。.]?[ \t]*$",
+    re.MULTILINE,
+)
+# A question that asks for the wrong statement ("下列说法错误的是", "哪一项不正确").
+_NEGATIVE_QUESTION = re.compile(r"(?:错误|不正确|不准确|不恰当|不妥当?|不符合|不属于|不成立|不能|不得|不应|不是|不包括|"
+                                r"不具有|不合法|违法|不予|不可以|有误)")
+_LATEX_WRAPPER = re.compile(r"\\(?:text|mathrm|textbf|mathbf|mathit|textit|operatorname)\s*\{([^{}]{0,40})\}")
+_BOXED = re.compile(r"\\boxed\s*\{([^{}]{0,40})\}")
+
+
+def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
+    """Letters a matched list names: runs like "AC" count only if made of distinct valid letters.
+
+    A single letter outside ``valid`` is ignored; a run of several letters with any letter outside
+    ``valid`` or repeated (APP, GPS, ADD) is a word or an acronym and ignored whole. Lower-case
+    letters are read as their capitals (the callers allow them only where they cannot be words).
+    """
+    valid = set(valid)
+    out: set[str] = set()
+    for run in re.findall(r"[A-Za-z]+", fragment):
+        if run.lower() == "and":
+            continue
+        run = run.upper()
+        if len(run) == 1:
+            if run in valid:
+                out.add(run)
+        elif len(set(run)) == len(run) and set(run) <= valid:
+            out.update(run)
+    return frozenset(out)
+
+
+_BLANKS = re.compile(r"[^\S\n]+")
+_LINE_BREAK = re.compile(r" ?\n[ \n]*")
+
+
+def squeeze(text: str) -> str:
+    """Collapse whitespace runs to one space (one newline if the run has one), so that the
+    patterns' optional whitespace cannot backtrack over long runs (no quadratic blow-up)."""
+    return _LINE_BREAK.sub("\n", _BLANKS.sub(" ", text))
+
+
+def prepare(output: Optional[str]) -> str:
+    """An output made ready for letter reading (step 1 of the module docstring)."""
+    text = answer_text(output)
+    text = fold_traditional(text)
+    text = FENCE_LINE.sub("", HTML_TAG.sub("", text)).replace("*", "")
+    text = _BOXED.sub(lambda m: f"答案：{m.group(1)} ", _LATEX_WRAPPER.sub(r"\1", text))
+    text = _LATEX_WRAPPER.sub(r"\1", text).replace("$", " ")
+    return squeeze(mark_echoes(canonical_declarations(text)))
+
+
+# --------------------------------------------------------------------------- one turn
+
+
+@dataclass(frozen=True)
+class _Context:
+    valid: frozenset[str]
+    texts: Mapping[str, str]
+    negative_question: bool
+    targets: Mapping[str, str]          # each option's text, normalised and without punctuation
+    stem_tail: str = ""                 # the question's last six characters, without punctuation
+
+
+def _labels(text: str) -> set[str]:
+    """Letters used as labels: at a line or sentence start (``A:…``, ``1. B.…``) or anywhere as
+    letter + colon (``…;C:…``)."""
+    return ({m.group("letter") or m.group("numbered") for m in _LABEL.finditer(text)}
+            | {m.group("letter") for m in _INLINE_LABEL.finditer(text)})
+
+
+_PLAIN_DROP = re.compile(r"[\s,，。.;；:：、\"“”'‘’!！?？()（）\[\]【】]")
+# Words that make the option text after them the model's conclusion ("因此，…", "故应向…", "指的是…").
+_NEGATED_CONTENT = re.compile(r"(?:不构成|不是|不属于|并非|不能|不应|不得|不会|没有|无需|不|非)$")
+_CONCLUSION = re.compile(r"因此|所以|故|综上|可见|答案|应选|选择|指的是|的是|应当是|应是|应为")
+
+
+def _plain(text: str) -> str:
+    return _PLAIN_DROP.sub("", text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _target(option_text: str) -> str:
+    """An option's text as the content rules compare it: normalised, without punctuation."""
+    return _plain(normalize(option_text))
+
+
+def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset[str]]:
+    found: list[frozenset[str]] = []
+    in_label_lines: list[frozenset[str]] = []
+    matches = [(m, True) for m in _DECLARATION.finditer(text)]
+    matches += [(m, False) for m in _LABEL_DECLARATION.finditer(text)]
+    matches.sort(key=lambda pair: pair[0].start())
+    for match, strong in matches:
+        start, end = match.start(), match.end()
+        if _SKIP_BEFORE.search(text, max(0, start - 12), start):
+            continue
+        if strong and _WRONG_LIST.search(text, max(0, start - 4), start):
+            continue                         # "错误答案：A,B,C" lists the wrong answers
+        if _RETRACTED_RE.match(text, end):
+            continue
+        fragment = match.group("list") if match.group("list") is not None else match.group("lower")
+        letters = _letters(fragment, ctx.valid)
+        if not letters:
+            continue
+        if option_list and _opens_list(text, end):
+            continue                         # "[正确答案]A:三个月;B:五个月…": a copied option list
+        line_start = text.rfind("\n", 0, start) + 1
+        label = _LINE_LABEL.match(text, line_start)
+        if label and label.end() <= start:
+            if strong:
+                in_label_lines.append(letters)   # "A. 正确答案：B": a declaration inside an option's line
+            continue
+        if not strong and not option_list and _NOT_AFTER.match(text, end):
+            continue
+        found.append(letters)
+    if in_label_lines and len(set(in_label_lines)) == 1 and not found:
+        return in_label_lines[-1]            # "A: The correct answer is: B" in every line: B
+    if not found:
+        return None
+    singles = [f for f in found if len(f) == 1]
+    if len(singles) == len(found) and len(set(found)) >= 3:
+        return frozenset().union(*found)     # a template filled for every option: all of them
+    return found[-1]
+
+
+_ITEM_END = re.compile(r"[;；\n]")
+_SENTENCE_ENDS = ("。", ".", "!", "！", "?", "？", "\n")
+_EDGES = " \t\r\n:：。,，、【】[]()（）〖〗#*"
+_LINE_LABEL = re.compile(r"[ \t]*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]? ?[:：.．、)）]")
+_EMPTY_LABEL = re.compile(r"\s*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]?\s*[:：.．、]\s*")
+
+
+def _opens_list(text: str, end: int) -> bool:
+    """Whether the letter that ends at ``end`` is the first label of an inline option list: a colon
+    after it, and the next item (after ``;`` or a line break) opens with another label."""
+    colon = re.compile(r" ?[:：] ?").match(text, end)
+    if colon is None:
+        return False
+    if _INLINE_LABEL.match(text, colon.end()):
+        return True                          # "答案：【A】：【B】：…"
+    stop = _ITEM_END.search(text, end, end + 400)
+    if stop is None:
+        # the item runs to the end: a copy cut off by the length limit, unless it ends a sentence
+        return len(text) - end < 400 and not text.rstrip().endswith(("。", ".", "!", "！", "?", "？"))
+    after = re.compile(r"\s*").match(text, stop.end()).end()
+    return bool(_LABEL.match(text, after) or _INLINE_LABEL.match(text, after))
+
+
+_DECLARED_TEXT = re.compile(r"(?:最终答案|正确答案|参考答案|答案|正确选项)[ \t]*(?:应该是|应为|是|为)?[ \t]*[:：]?[ \t]*"
+                            r"(?P<content>[^\n。；;]{2,80})")
+
+
+def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """A declaration followed by an option's own text ("[正确答案]中国法"): that option."""
+    for match in reversed(list(_DECLARED_TEXT.finditer(text))):
+        content = _plain(strip_edges(match.group("content")))
+        named = {key for key, target in ctx.targets.items() if content == target}
+        if len(named) == 1:
+            return frozenset(named)
+    return None
+
+
+def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The first line is one option with its own text ("A 甲某个人成立合同诈骗罪") and the next line
+    is not another label: an answer, even when copies of the question and its options follow."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return None
+    label = _LABEL.match(lines[0]) or re.match(r"[ \t]*(?P<letter>[A-Z]) (?=[\u3400-\u9fff])", lines[0])
+    if not label or _LABEL.match(lines[1]) or len(_labels(lines[0])) > 1:
+        return None
+    letter = label.group("letter")
+    target = ctx.targets.get(letter)
+    if letter in ctx.valid and target and _plain(lines[0][label.end():]).startswith(target):
+        return frozenset({letter})
+    return None
+
+
+# A concluding sentence that calls an option right or wrong at some distance ("综上所述，选项A是关于
+# 联合国安理会的正确表述", "因此，选项B是错误的说法").
+_CONCLUDED = re.compile(
+    r"(?:综上所述|综上|因此|所以|故)[^。！？!?\n]{0,20}?选项 ?(?P<letter>[A-Z])(?![A-Za-z]) ?(?:是|为)"
+    r"[^。！？!?\n]{0,40}?(?:(?P<pos>正确)|(?P<neg>错误|不正确))"
+)
+
+
+def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+    verdict: dict[str, bool] = {}
+    for match in _CONCLUDED.finditer(text):
+        if match.group("letter") in ctx.valid:
+            verdict[match.group("letter")] = match.group("pos") is not None
+    for listed in _LIST_RE.finditer(text):
+        match = _VERDICT_TAIL.match(text, listed.end())
+        if match is None:
+            continue
+        start = listed.start()
+        if text[max(0, start - 1):start] in ("不", "非"):
+            continue
+        if match.end() == len(text) and re.search(r"[:：]", match.group(0)):
+            continue                         # "…\nB:对" cut off by the length limit: a label, no verdict
+        for letter in _letters(listed.group(0), ctx.valid):
+            verdict[letter] = match.group("pos") is not None
+    for match in _LINE_VERDICT.finditer(text):
+        letter = match.group("letter")
+        if match.group("number"):           # "1. <option A's text> 正确答案": numbered options
+            letter = chr(ord("A") + int(match.group("number")) - 1)
+            target = ctx.targets.get(letter, "\0")
+            if target[-6:] not in _plain(match.group("text")):
+                continue
+        if letter in ctx.valid:
+            verdict[letter] = match.group("pos") is not None
+    chosen = frozenset(letter for letter, positive in verdict.items() if positive != ctx.negative_question)
+    return chosen or None
+
+
+def _by_content(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """Rule f: the option whose own text the answer states (module docstring)."""
+    answer = strip_edges(text)
+    targets = ctx.targets
+    for key, target in targets.items():
+        if target == _plain(answer):
+            return frozenset({key})
+    # Copied options ("A:外国人", "…的是A:法与宗教…") are not statements: drop each label with its text.
+    prose = _plain(text)
+    for key, target in targets.items():
+        prose = prose.replace(key + target, "\0")
+    if re.fullmatch(r"[\d\0]*", prose):
+        return None
+    named = set()
+    for key, target in targets.items():
+        if target not in prose:
+            continue
+        rest = re.sub(r"[\d\0]", "", prose.replace(target, ""))
+        if not rest or target.startswith(rest):
+            return frozenset({key})          # nothing but this option's text, repeated (maybe cut off)
+        for sentence in re.split(r"[。！？!?\n]", text):
+            plain = _plain(sentence)
+            position = plain.find(target)
+            if position < 0:
+                continue
+            head = plain[:position]
+            if _NEGATED_CONTENT.search(head):
+                continue                     # "因此，甲某的行为不构成过失致人死亡罪"
+            if (head.endswith(("是", "为")) or (_CONCLUSION.search(head) and len(target) >= 4)
+                    or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
+                named.add(key)               # "…注册资本的35%": the option completes the question
+    return frozenset(named) if len(named) == 1 else None
+
+
+def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+    if not text.strip():
+        return None
+    labels = _labels(text)
+    plain = _plain(text)
+    copied = sum(1 for target in ctx.targets.values() if len(target) >= 2 and target in plain)
+    option_list = len(labels) >= 2 or copied >= 3       # labels, or the options' texts copied
+    declared = _declared(text, ctx, option_list) or _declared_text(text, ctx)
+    if declared:
+        return declared
+    answer = strip_edges(text)
+    whole = _LIST_RE.fullmatch(answer) or _LOWER_LIST_RE.fullmatch(answer)
+    if whole and (letters := _letters(whole.group(0), ctx.valid)):
+        return letters
+    first_line = _first_line_answer(text, ctx)
+    if first_line:
+        return first_line
+    judged = _verdicts(text, ctx)
+    if judged:
+        return judged
+    if not option_list:
+        lead = _LEADING.match(answer) or _LOWER_LEADING.match(answer)
+        if lead and (letters := _letters(lead.group("list"), ctx.valid)):
+            return letters
+        inline = {m.group("letter") for m in _INLINE_LABEL.finditer(text)} & ctx.valid
+        if len(inline) == 1 and len(labels) == 1:
+            letter = next(iter(inline))
+            target = ctx.targets.get(letter, "")
+            label = next(m for m in _INLINE_LABEL.finditer(text) if m.group("letter") == letter)
+            stated = _plain(text[label.end():label.end() + 3 * len(target) + 20])
+            before = text[label.start() - 1:label.start()] if label.start() else "\n"
+            prose = bool(re.match(r"[A-Za-z0-9,\s]", before.replace("\n", ""))) and text[label.start()] not in "[(（【"
+            if (not target or stated.startswith(target[:8])) and not prose:
+                return frozenset(inline)     # "…情形的?D:案件事实基本查清…": a label with its option text
+    lines = text.splitlines()
+    for number in range(len(lines) - 1, -1, -1):
+        line = lines[number]
+        if option_list and line.strip() and not _LIST_RE.fullmatch(strip_edges(line)):
+            break                            # after a copied option list only its last line may answer
+        if len(line) > 40 or _EMPTY_LABEL.fullmatch(line):
+            continue                         # "B:" with its text cut off is a label, not an answer
+        bare = _LIST_RE.fullmatch(strip_edges(line))
+        if bare and (letters := _letters(bare.group(0), ctx.valid)):
+            if option_list and number == len(lines) - 1 and _next_label(lines[:number]) in letters:
+                continue                     # "…\nB:…\nC" : the next label of a copied list, cut off
+            return letters
+    return _by_content(text, ctx)
+
+
+def _opens_no_exchange(turn: str, marker: re.Match, started: bool, question: Optional[str]) -> bool:
+    """Whether a question/instruction marker is *not* where another exchange starts: an echo of the
+    instructions as the output's first words, or a question marker that restates this question
+    (``题目：<this stem>``). A question marker that introduces another question ("案件：<a case
+    the model made up>") starts one even as the first words; without the stem, first words don't."""
+    first = not started and not QUESTION_MARKER.sub("", turn[:marker.start()]).strip(_EDGES)
+    if "〖" in marker.group(0) or re.search(r"角色|任务|输入|约束", marker.group(0)):
+        return first
+    if re.match(r"[\s:：]*(?:〖|【)", turn[marker.end():]):
+        return True                          # "【问题】〖指令〗…": a header; the next marker decides
+    if question:
+        return _restates(turn, marker.end(), question)
+    return first
+
+
+def _restates(text: str, position: int, question: Optional[str]) -> bool:
+    """Whether the text after a question marker restates this question (``题目：<the stem>``)."""
+    if not question:
+        return False
+    after = _plain(text[position:position + 60]).lstrip("0123456789")[:10]
+    return len(after) >= 6 and after in _plain(fold_traditional(question))
+
+
+def _next_label(lines: list[str]) -> Optional[str]:
+    """The letter after the label of the last non-empty line (``B:…`` → ``C``), else ``None``."""
+    for line in reversed(lines):
+        if line.strip():
+            label = _LABEL.match(line)
+            return chr(ord(label.group("letter")) + 1) if label else None
+    return None
+
+
+def _is_bare(text: str) -> bool:
+    """A turn that holds nothing but a declaration and a letter list ("[正确答案]B", "D")."""
+    stripped = re.sub(r"^\W*(?:正确答案|答案|最终答案)?\W*", "", text.strip())
+    return bool(stripped) and bool(_LIST_RE.fullmatch(strip_edges(stripped)))
+
+
+# --------------------------------------------------------------------------- public API
+
+
+@dataclass(frozen=True)
+class ChoiceReading:
+    """What was read from one output.
+
+    Attributes:
+        letters: the sorted letters read (``"AC"``), or ``None`` when no answer was read.
+        turn: index of the turn the answer came from (0 = before the first end marker), or ``None``.
+    """
+
+    letters: Optional[str]
+    turn: Optional[int]
+
+
+def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str],
+                 question: Optional[str] = None) -> ChoiceReading:
+    """Read the option letters an output answers with (module docstring rules; SPEC §4.4).
+
+    Args:
+        output: raw model output (``None`` = missing answer).
+        options: the question's options, ``{letter: text}`` or just the letters.
+        question: the question stem, if known: a stem asking for the wrong statement
+            (``…错误的是``) makes a verdict of "wrong" next to a letter the answer.
+
+    Returns:
+        A :class:`ChoiceReading`; never raises on model output.
+    """
+    texts = dict(options) if isinstance(options, Mapping) else {key: "" for key in options}
+    valid = frozenset(texts)
+    if not valid:
+        return ChoiceReading(None, None)
+    negative = bool(question) and bool(_NEGATIVE_QUESTION.search(question[-60:]))
+    targets = {key: _target(value) for key, value in texts.items() if value}
+    stem = _plain(fold_traditional(question or ""))
+    ctx = _Context(valid=valid, texts=texts, negative_question=negative,
+                   targets={key: value for key, value in targets.items() if value},
+                   stem_tail=stem[-6:] if len(stem) >= 6 else "")
+    text = prepare(output)
+    if not text.strip():
+        return ChoiceReading(None, None)
+    answer: Optional[frozenset[str]] = None
+    first: Optional[int] = None
+    started = False                          # some content was seen before this turn
+    stopped = False                          # another exchange started: read no further
+    pieces = turns(text)
+    for index, turn in enumerate(pieces):
+        if answer is not None:
+            if not _is_bare(turn):
+                break
+            more = _read_turn(turn, ctx)
+            if more:
+                answer |= more
+            continue
+        # A new question or an echo of the instructions, anywhere but as the output's first words,
+        # starts another exchange: what follows it is not this question's answer.
+        marker = QUESTION_MARKER.search(turn)
+        while marker is not None and _opens_no_exchange(turn, marker, started, question):
+            marker = QUESTION_MARKER.search(turn, marker.end())
+        if marker is not None:
+            answer = _read_turn(turn[:marker.start()], ctx)
+            first = index if answer else None
+            stopped = True
+            break
+        read = _read_turn(turn, ctx)
+        if read:
+            answer, first = read, index
+        started = started or bool(turn.strip())
+    if not answer and not stopped and len(pieces) > 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
+        # "因此，A选项<eoa>是正确的答案。": an end marker inside a sentence; read the two pieces as one
+        answer = _read_turn(pieces[0] + pieces[1], ctx)
+        first = 0 if answer else None
+    if not answer:
+        return ChoiceReading(None, None)
+    return ChoiceReading("".join(sorted(answer)), first)
+
+
+def extract_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str],
+                    question: Optional[str] = None) -> Optional[frozenset[str]]:
+    """The set of option letters an output answers with, or ``None`` (see :func:`read_choices`).
+
+    Args:
+        output: raw model output (``None`` = missing answer).
+        options: the question's options, ``{letter: text}`` or just the letters.
+        question: the question stem, if known.
+
+    Returns:
+        A non-empty frozenset of letters, or ``None``.
+    """
+    letters = read_choices(output, options, question).letters
+    return frozenset(letters) if letters else None
+
+
+def lawbench_rule(output: Optional[str], valid: Iterable[str] = "ABCD") -> Optional[str]:
+    """LawBench's reading of a single-choice output, for comparison: every capital option letter
+    that occurs anywhere in the raw output (LawBench scores an item correct when the gold letter
+    is the only one present).
+
+    Args:
+        output: raw model output.
+        valid: the option letters.
+
+    Returns:
+        The sorted distinct letters present (``"B"``, ``"ABCD"``), or ``None`` when none occurs.
+    """
+    present = sorted(set(output or "") & set(valid))
+    return "".join(present) or None
