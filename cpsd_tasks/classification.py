@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from cpsd_tasks.tasks import TaskSpec, get_task
-from cpsd_tasks.taxonomy import error_class
+from cpsd_tasks.taxonomy import error_class, reading
 from cpsd_tasks.text import is_refusal, read_label, strict_label
 
 
@@ -73,7 +73,8 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     Returns:
         Per-sample values: ``acc``, ``acc_fuzzy``, ``refusal_rate``, ``invalid_rate``, ``score``
         in {0.0, 1.0}; ``f1_macro``/``precision_macro``/``recall_macro`` as
-        ``[gold, prediction or None, task id]`` items for the corpus aggregations below.
+        ``[gold, prediction or None, task id]`` items for the corpus aggregations below;
+        ``reading``, what was read (:func:`cpsd_tasks.taxonomy.reading`).
     """
     spec = get_task(doc["task"])
     output = results[0] if results else None
@@ -93,6 +94,8 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         "invalid_rate": float(j.fuzzy is None),
         "truncated_rate": float(truncated),
         "score": acc,
+        "reading": reading(j.fuzzy, j.error_class, j.refusal and not truncated, strict=j.strict,
+                           truncated=truncated),
     }
 
 

@@ -55,6 +55,8 @@ from typing import Any, Optional, Sequence
 
 from cpsd_tasks.options import get_option
 from cpsd_tasks.tasks import get_task
+from cpsd_tasks.reader import written_turn
+from cpsd_tasks.taxonomy import reading
 from cpsd_tasks.text import answer_text, strip_think
 
 log = logging.getLogger("cpsd_tasks.generation")
@@ -237,24 +239,34 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
 
     Returns:
         The six text metrics and ``empty_rate`` as floats; ``bertscore_f1`` and ``score`` as
-        ``[reference, candidate, task id]`` items for the batched BERTScore aggregation (texts
-        with ``<think>`` removed and whitespace stripped, not NFKC-folded: BERT reads the text
-        as written); ``bertscore_config`` as the task id.
+        ``[reference, candidate, task id]`` items for the batched BERTScore aggregation (the
+        candidate is the model's own turn, :func:`cpsd_tasks.reader.written_turn`: ``<think>``
+        removed, cut at the first end marker such as ``<eoa>`` or invented ``<human>`` turn,
+        whitespace stripped, not NFKC-folded: BERT reads the text as written; an output that is
+        only punctuation is empty and scores 0 everywhere); ``bertscore_config`` as the task id;
+        ``reading`` (what was scored: its length, whether it was empty, cut at an end marker or
+        truncated; see :func:`cpsd_tasks.taxonomy.reading`).
     """
     from cpsd_tasks.truncation import was_truncated as _was_truncated
 
     task_id = get_task(doc["task"]).id
     output = results[0] if results else None
-    candidate = strip_think(output).strip()
+    candidate = written_turn(output)
     reference = strip_think(doc["reference"]).strip()
     item = [reference, candidate, task_id]
+    truncated = _was_truncated(output, doc)
+    empty = not clean(candidate)
+    error = "refusal" if empty and not truncated else "correct"
     return {
         "bertscore_f1": item,
         **text_scores(candidate, reference),
         "score": item,
-        "empty_rate": float(not clean(candidate)),
+        "empty_rate": float(empty),
         "bertscore_config": task_id,
-        "truncated_rate": float(_was_truncated(output, doc)),
+        "truncated_rate": float(truncated),
+        "reading": reading(None if empty else f"{len(candidate)} chars", error, empty and not truncated,
+                           empty=empty, cut=len(candidate) < len(strip_think(output).strip()),
+                           truncated=truncated),
     }
 
 

@@ -1,0 +1,265 @@
+"""The answer reader (issue 11): one table per fault kind found in 34 real LLMs' outputs.
+
+Each table holds inputs of one kind and what a careful human reads from them, worked out by
+hand. The graded real outputs themselves are checked in tests/test_audit.py.
+"""
+
+import math
+
+import pytest
+
+from cpsd_tasks import classification, generation, ie, qa
+from cpsd_tasks.choices import extract_choices, lawbench_rule, read_choices
+from cpsd_tasks.reader import fold_traditional, is_clear_refusal, is_refusal, normalize, own_turn, turns, written_turn
+from cpsd_tasks.tasks import TASKS, get_task
+from cpsd_tasks.taxonomy import agg_reading
+from cpsd_tasks.text import read_label, strict_label
+
+OPTS = {"A": "隋朝", "B": "五代十国时期", "C": "唐朝", "D": "汉朝"}
+LAW = {"A": "盗窃罪", "B": "诈骗罪", "C": "抢劫罪", "D": "侵占罪"}
+
+
+def letters(output, options=OPTS, question=None):
+    got = extract_choices(output, options, question)
+    return "".join(sorted(got)) if got else None
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("A<eoa>", "A"),
+    ("[正确答案]D<eoa>", "D"),
+    ("正确答案]D<eoa", "D"),                      # unclosed marker, missing opening bracket
+    ("B<|im_end|>", "B"),
+    ("B<end>", "B"),
+    ("C</s>", "C"),
+    ("D<|eot_id|>", "D"),
+    ("[正确答案]B[eoa]", "B"),
+    ("\n\n[正确答案]：C<eoa>。", "C"),
+    ("C<eoa>\n", "C"),
+    ("<eoa>", None),
+])
+def test_letter_then_end_marker(output, expected):
+    assert letters(output) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("【正确答案】B【解析】唐朝实行三省六部制。", "B"),
+    ("因此，正确答案是[正确答案]D。", "D"),
+    ("正确答案：[正确答案]D<eoa>", "D"),
+    ("答案\n[正确答案]C", "C"),
+    ("【答案】A", "A"),
+    ("[答案]：B", "B"),
+])
+def test_bracket_between_declaration_and_letter(output, expected):
+    assert letters(output) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    ("只有选项B是对的", None, "B"),
+    ("因此，A选项<eoa>是正确的答案。", None, "A"),          # the end marker sits inside the sentence
+    ("根据法律规定，下列表示错误的是:C:被告人可以委托辩护人", "下列表示错误的是", "C"),
+    ("综上所述，选项A是关于本题的正确表述。", None, "A"),
+    ("A项错误，B项正确", None, "B"),
+    ("A: 正确。\nB: 错误。\nC: 正确。\nD: 错误。", None, "AC"),    # per-option verdicts
+    ("A正确，B错误，C错误，D错误", "下列说法错误的是", "BCD"),  # a "which is wrong" question
+    ("甲的行为属于D:汉朝", None, "D"),                      # a letter used as a label after 属于
+])
+def test_answer_stated_in_a_sentence(output, question, expected):
+    assert letters(output, question=question) == expected
+
+
+@pytest.mark.parametrize("output", [
+    "A:B:C:D:",
+    "\nA:隋朝;B:五代十国时期;C:唐朝;D:汉朝。",
+    "A. 隋朝\nB. 五代十国时期\nC. 唐朝\nD. 汉朝\nA. 隋朝\nB. 五代十国时期\nC. 唐",   # copies cut off
+    "A: The Sui dynasty\nB: The Five Dynasties\nC: The Tang dynasty\nD: The Han dynasty",
+    "[正确答案]A:隋朝;B:五代十国时期;C:唐朝;D:汉朝。",          # an answer slot holding the list
+    "1.A 2.B 3.C 4.D 5.A 6.B 7.C 8.D",
+    "A. 正确答案：B\nB. 正确答案：C\nC. 正确答案：A\nD. 正确答案：D",  # a garbage mapping
+    "下列朝代中最早实行科举的是?A:隋朝;B:五代十国时期;C:唐朝;D:汉朝。",  # the question restated
+    "请你运用法律知识从A,B,C,D中选出一个正确的答案，并写在[正确答案]和<eoa>之间。例如[正确答案]A<eoa>。"
+    "请你严格按照这个格式回答。",                                   # the instruction echoed
+    "A:隋朝\nB:五代十国时期\nC:唐朝\nD:汉朝\n请你运用法律知识从A,B,C,D中选出一个正确的答案，并写在"
+    "[正确答案]和<eoa>之间。例如[正确答案]A<eoa>。请你严格按照这个格式回答。下列朝代…答案：A:隋朝",
+])
+def test_restated_options_are_not_answers(output):
+    assert letters(output) is None
+
+
+def test_restatement_before_the_declared_label_does_not_count():
+    rumor = get_task("rumor")
+    j = classification.judge("题目要求判断是谣言还是非谣言。结论：谣言", "谣言", rumor)
+    assert (j.fuzzy, j.error_class) == ("谣言", "format")
+    assert read_label("题目要求判断是谣言还是非谣言。", rumor.labels) is None
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("AC两项", "AC"),
+    ("AC两项正确", "AC"),
+    ("答案：A, B and C", "ABC"),
+    ("Answer: A, C and D", "ACD"),
+    ("[正确答案]C<eoa>\nD<eoa>", "CD"),                      # a bare answer turn adds to the first
+    ("【答案】A\n【解析】甲\n【答案】B\n【解析】乙\n【答案】C\n【解析】丙\n【答案】D", "ABCD"),  # template
+])
+def test_several_choices(output, expected):
+    assert letters(output) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("答案：b", "B"),
+    ("b", "B"),
+    ("b. 诈骗罪", "B"),
+    ("答案：a、c", "AC"),
+    ("The answer is B because a car moves", "B"),
+    ("The answer is b", "B"),
+    ("The answer is a car", None),                           # an English word is no option
+    ("I think a lot about this", None),
+])
+def test_lowercase_letters(output, expected):
+    assert letters(output, LAW) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("$\\boxed{C}$", "C"),
+    ("\\boxed{AC}", "AC"),
+    ("$\\boxed{\\text{B}}$", "B"),
+    ("答案：$B$", "B"),
+    ("$\\mathrm{A}$", "A"),
+    ("所以最终答案为 $\\boxed{\\mathrm{D}}$。", "D"),
+])
+def test_latex(output, expected):
+    assert letters(output) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("答案不是B，而是D", "D"),
+    ("不是B，是D", "D"),
+    ("A项错误，B项也错误，正确的是D", "D"),
+    ("不选C，应选A", "A"),
+    ("答案是A……更正：答案是B", "B"),
+])
+def test_ruled_out_distractor(output, expected):
+    assert letters(output) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("B<eoa>\n<human>: 下一题是什么？\n<bot>: 答案：C", "B"),
+    ("答案：B\n\n问题：下列哪个朝代最晚？A:秦 B:汉 C:唐 D:宋\n答案：D", "B"),
+    ("正确答案:B<eoa>\n\n《宪法》第十三条规定的是:A:甲;B:乙;C:丙;D:丁。\n正确答案:C<eoa>", "B"),  # an invented next question
+    ("### Human: 再来一题\n### Assistant: A", None),          # the only answer is in an invented turn
+    ("案件：某甲盗窃一案。\n[正确答案]：B<eoa>", None),        # under a case the model made up
+])
+def test_invented_follow_up_turns(output, expected):
+    question = "下列朝代中最早实行科举制度的是哪一个?"
+    assert letters(output, question=question) == expected
+
+
+def test_question_restated_then_answered_counts():
+    question = "下列朝代中最早实行科举制度的是哪一个?"
+    assert letters("题目：下列朝代中最早实行科举制度的是哪一个？\n答案：A", question=question) == "A"
+
+
+def test_turns_split_at_markers():
+    assert turns("A<eoa>B</s>C") == ["A", "B", "C"]
+    assert turns("<bot>: A") == [": A"]                       # a role marker first names the speaker
+    assert own_turn("谣言<eoa>\n<human>: 下一题") == "谣言"
+    assert own_turn("<eoa>") == ""
+
+
+@pytest.mark.parametrize("output", ["不便回答", "无法提供相关信息", "抱歉，我不便回答这个问题。", "我不方便透露。"])
+def test_refusals_in_every_task(output):
+    assert is_refusal(output) and is_clear_refusal(output)
+    assert classification.judge(output, "诈骗", get_task("fraud_detection")).error_class == "refusal"
+    assert qa.judge_reading(output, "张三", "精确").error_class == "refusal"
+    assert qa.judge_reading(output, "否", "判断").error_class == "refusal"
+    assert qa.judge_exam(output, "A", "单选", LAW).error_class == "refusal"
+    doc = {"task": "drug_ner", "id": "x", "text": "t", "entities": [{"type": "人名", "text": "张三"}]}
+    assert ie.judge(doc, output).error_class == "refusal"
+
+
+def test_traditional_characters_are_folded():
+    incident = get_task("incident_classification")
+    assert classification.judge("電信詐騙", "电信诈骗", incident).error_class == "correct"
+    assert strict_label("答案：電信詐騙", incident.labels) == "电信诈骗"
+    assert qa.judge_reading("張三", "张三", "精确").correct
+    assert qa.judge_reading("張三、李四", "李四，张三", "精确").correct
+    doc = {"task": "drug_ner", "id": "x", "text": "t", "entities": [{"type": "人名", "text": "张三"}]}
+    assert ie.judge(doc, '[{"type": "人名", "text": "張三"}]').scores.f1 == 1.0
+    assert fold_traditional("電信詐騙 張三 後來") == "电信诈骗 张三 后来"
+
+
+def test_simplified_labels_are_fixed_points_of_the_folding():
+    for spec in TASKS.values():
+        for form in (*spec.labels, *spec.aliases):
+            assert fold_traditional(form) == form, form
+    for form in (*qa.EXAM_TF_SHORT, *qa.READING_JUDGE_SHORT, *qa.EXAM_TF_ALIASES, *qa.READING_JUDGE_ALIASES):
+        assert fold_traditional(form) == form, form
+
+
+@pytest.mark.parametrize("output", ["。", "……", "  ！！ ", "<eoa>", "***", "。<eoa>", "<think>草稿</think>……"])
+def test_punctuation_only_generation_scores_zero(output):
+    doc = {"task": "case_summary", "id": "s", "text": "案情", "reference": "某人盗窃财物被抓获。"}
+    out = generation.process_results(doc, [output])
+    assert out["empty_rate"] == 1.0
+    assert all(out[name] == 0.0 for name in generation.TEXT_METRICS)
+    assert out["bertscore_f1"][1] == ""                      # BERTScore scores an empty candidate 0
+    assert out["reading"]["answer"] is None
+
+
+def test_generation_scores_the_models_own_turn():
+    assert written_turn("某人盗窃财物被抓获。<eoa>\n<human>: 再写一条") == "某人盗窃财物被抓获。"
+    doc = {"task": "case_summary", "id": "s", "text": "案情", "reference": "某人盗窃财物被抓获。"}
+    out = generation.process_results(doc, ["某人盗窃财物被抓获。<eoa>\n<human>: 再写一条摘要"])
+    assert out["rougeL_char"] == pytest.approx(1.0) and out["reading"]["cut"] is True
+
+
+@pytest.mark.parametrize("a, b", [(".5克", "5克"), (".5万元", "5万元"), ("-3", "3"), ("+86 138", "86 138")])
+def test_normalisation_never_changes_a_number(a, b):
+    assert normalize(a) != normalize(b)
+    assert ie.norm_text(a) != ie.norm_text(b)
+
+
+def test_ie_exact_amounts_keep_their_decimal_point():
+    doc = {"task": "drug_ner", "id": "x", "text": "t", "entities": [{"type": "毒品数量", "text": "5克"}]}
+    assert ie.judge(doc, '[{"type": "毒品数量", "text": ".5克"}]').scores.f1_exact == 0.0
+    assert ie.judge(doc, '[{"type": "毒品数量", "text": "5克"}]').scores.f1_exact == 1.0
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("\nA:隋朝\n\nB:五代十国时期\n\nC:唐朝\n\nD:汉朝\n\n最早实行科举的朝代是隋朝。", "A"),   # by content
+    ("五代十国时期", "B"),                                       # the option's own text
+    ("\n1. 唐朝。\n2. 唐朝。唐朝。\n3. 唐", "C"),                     # nothing but one option, repeated
+    ("因此，隋朝不是正确答案，汉朝也不是。", None),                     # named and denied
+    ("分析：隋、唐两朝都实行过。", None),                              # no commitment: nothing guessed
+])
+def test_answer_by_the_options_own_text(output, expected):
+    assert letters(output, question="最早实行科举的朝代是?") == expected
+
+
+def test_nothing_is_guessed():
+    for output in ("", None, "   ", "我不知道", "这道题考查科举制度的起源。", "APP和GPS都不是选项"):
+        reading = read_choices(output, OPTS)
+        assert reading.letters is None and reading.turn is None
+
+
+def test_lawbench_rule_for_comparison():
+    assert lawbench_rule("[正确答案]B<eoa>") == "B"
+    assert lawbench_rule("A:隋朝;B:五代十国时期") == "AB"
+    assert lawbench_rule("") is None
+
+
+def test_reading_is_in_every_sample_record():
+    exam = {"task": "police_exam", "id": "e", "question": "q", "qtype": "单选", "answer": "B",
+            "options": [{"key": k, "text": v} for k, v in LAW.items()]}
+    rec = qa.process_results(exam, ["[正确答案]B<eoa>"])["reading"]
+    # end markers and a bracketed declaration are not content: "[正确答案]B<eoa>" is the bare letter
+    assert rec == {"answer": "B", "class": "correct", "refused": False, "qtype": "单选", "truncated": False}
+    rec = qa.process_results(exam, ["我选B，因为诈骗罪以非法占有为目的"])["reading"]
+    assert (rec["answer"], rec["class"]) == ("B", "format")
+    clf = {"task": "rumor", "id": "r", "text": "t", "label": "谣言"}
+    rec = classification.process_results(clf, ["不便回答"])["reading"]
+    assert (rec["answer"], rec["class"], rec["refused"]) == (None, "refusal", True)
+    doc = {"task": "drug_ner", "id": "x", "text": "t", "entities": [{"type": "人名", "text": "张三"}]}
+    rec = ie.process_results(doc, ['[{"type": "人名", "text": "张三"}]'])["reading"]
+    assert rec["answer"] == [["人名", "张三"]] and rec["class"] == "correct"
+    assert agg_reading([{"answer": "B"}, {"answer": None}, {"answer": [["人名", "张三"]]}, {"answer": None}]) == 0.5
+    assert math.isnan(agg_reading([]))
