@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
 
@@ -84,14 +85,17 @@ _LOWER_END = r"(?= ?$| ?[^A-Za-z ])"
 _HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终答案|正确答案|参考答案|标准答案|答案|正确的选项|正确选项|正确的答案|应当选择|应该选择|应选择|"
           r"应当选|应该选|应选|故选|所以选|因此选|因而选|我选|选择|选出|选|更正为|更正|改为|"
           r"应该是|应当是|应该为|应是|应为|而是|"
-          r"(?i:(?:the\s+)?(?:correct\s+|final\s+|right\s+)?(?:answer|option|choice)\s+(?:is|should be)|answer))")
+          r"(?i:(?:the\s+)?(?:correct\s+|final\s+|right\s+)?(?:answer|option|choice)"
+          r"(?:\s+to\s+(?:the|this)\s+question)?\s+(?:is|would be|should be)|answer))")
 _TAIL = r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*)?"
 _DECLARATION = re.compile(rf"{_HEADS}{_TAIL}(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
 # A weaker head: the letter must be used as a label ("…错误的是D:开庭…", "属于D:犯意表示") or end the
 # clause ("正确的是D。", "错误的是C").
 _LABEL_DECLARATION = re.compile(
-    rf"(?=[的属为是])(?:的是|的为|的有|属于|为|是)[ \t]*[:：]?[ \t]*(?P<list>{_LIST})"
+    rf"(?=[的属为是])(?:的是|的为|的有|属于|为|是)(?:[ \t]*(?P<list>{_LIST})"
     r"(?:(?=\s*[:：]|\s*$|\s*[。，,；;!！\n])|(?<=[\]】)）]))"
+    # "…错误的是:C:…" and "正确的是：D。" declare; "…正确的是:A:…" may open a copied option list
+    rf"|[ \t]*[:：][ \t]*(?P<colon_list>{_LIST})(?=\s*[:：]|\s*$|\s*[。，,；;!！\n]))"
 )
 # After a declared list: a self-retraction or a question ("答案：A（不对）", "选B吗？") — no answer.
 # (Not 错误/有误: "答案：B（错误）" answers a "下列说法错误的是" question.)
@@ -105,7 +109,7 @@ _NOT_AFTER = re.compile(r" ?(?:不是|并非|不应|不该|不能是)")
 # ``1. C. …``). Used to tell a copied option list (two or more different labels) from an answer.
 _LABEL = re.compile(
     r"(?:(?:^|(?<=[\n;；。?？!！]))[ \t]*(?:\d{1,2}[.、)] ?)?|(?<=\d[.、)] )|(?<=\d[.、)]))"
-    r"[(（\[【]?(?P<letter>[A-Z])[)）\]】]? ?(?:[:：.．、)）]|(?=[\u3400-\u9fff]))(?![0-9])"
+    r"(?:[(（\[【]?(?P<letter>[A-Z])[)）\]】]? ?[:：.．、)）]|[(（\[【](?P<bracketed>[A-Z])[)）\]】] ?(?=[\u3400-\u9fff]))(?![0-9])"
     r"|(?<=\d[.、)])(?P<numbered>[A-Z])(?=\s|$)"      # "1.A 2.B 3.C …": a numbered letter
 )
 # A letter used as a label anywhere ("属于D:犯意表示"): letter, colon, then text.
@@ -204,7 +208,7 @@ class _Context:
 def _labels(text: str) -> set[str]:
     """Letters used as labels: at a line or sentence start (``A:…``, ``1. B.…``) or anywhere as
     letter + colon (``…;C:…``)."""
-    return ({m.group("letter") or m.group("numbered") for m in _LABEL.finditer(text)}
+    return ({m.group("letter") or m.group("bracketed") or m.group("numbered") for m in _LABEL.finditer(text)}
             | {m.group("letter") for m in _INLINE_LABEL.finditer(text)})
 
 
@@ -238,10 +242,14 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue                         # "错误答案：A,B,C" lists the wrong answers
         if _RETRACTED_RE.match(text, end):
             continue
-        fragment = match.group("list") if match.group("list") is not None else match.group("lower")
+        fragment = next(match.group(name) for name in ("list", "lower", "colon_list")
+                        if name in match.re.groupindex and match.group(name) is not None)
         letters = _letters(fragment, ctx.valid)
         if not letters:
             continue
+        if ("colon_list" in match.re.groupindex and match.group("colon_list") is not None
+                and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])):
+            continue                         # "…下列说法正确的是:A:…": the options copied, from the first
         if option_list and _opens_list(text, end):
             continue                         # "[正确答案]A:三个月;B:五个月…": a copied option list
         line_start = text.rfind("\n", 0, start) + 1
@@ -264,6 +272,9 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
 
 
 _ITEM_END = re.compile(r"[;；\n]")
+_LONE_LETTER = re.compile(r"(?m)^[ \t]*([A-Z])[ \t]*$")
+# A line that asks a question and is followed by an option list: a question the model poses.
+_NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}[?？][ \t]*\n(?=(?:[ \t]*\n)*[ \t]*[(（\[【]?[A-Z][)）\]】]?[ \t]*[:：.．、])")
 _SENTENCE_ENDS = ("。", ".", "!", "！", "?", "？", "\n")
 _EDGES = " \t\r\n:：。,，、【】[]()（）〖〗#*"
 _LINE_LABEL = re.compile(r"[ \t]*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]? ?[:：.．、)）]")
@@ -275,6 +286,9 @@ def _opens_list(text: str, end: int) -> bool:
     after it, and the next item (after ``;`` or a line break) opens with another label."""
     colon = re.compile(r" ?[:：] ?").match(text, end)
     if colon is None:
+        if text[end - 1:end] in "]】)）":     # "【答案】：【A】与…。【B】未成年人…": bracketed labels
+            stop = re.compile(r"[;；\n。]").search(text, end, end + 400)
+            return bool(stop) and bool(_LABEL.match(text, re.compile(r"\s*").match(text, stop.end()).end()))
         return False
     if _INLINE_LABEL.match(text, colon.end()):
         return True                          # "答案：【A】：【B】：…"
@@ -282,6 +296,8 @@ def _opens_list(text: str, end: int) -> bool:
     if stop is None:
         # the item runs to the end: a copy cut off by the length limit, unless it ends a sentence
         return len(text) - end < 400 and not text.rstrip().endswith(("。", ".", "!", "！", "?", "？"))
+    if _INLINE_LABEL.search(text, colon.end(), stop.start()):
+        return False                         # "C:行政拘留。根据…的是:A:警告;B:…": another list follows
     after = re.compile(r"\s*").match(text, stop.end()).end()
     return bool(_LABEL.match(text, after) or _INLINE_LABEL.match(text, after))
 
@@ -303,7 +319,7 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
 def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     """The first line is one option with its own text ("A 甲某个人成立合同诈骗罪") and the next line
     is not another label: an answer, even when copies of the question and its options follow."""
-    lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in re.split(r"\n|(?<=。)", text) if line.strip()]
     if len(lines) < 2:
         return None
     label = _LABEL.match(lines[0]) or re.match(r"[ \t]*(?P<letter>[A-Z]) (?=[\u3400-\u9fff])", lines[0])
@@ -319,16 +335,22 @@ def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
 # A concluding sentence that calls an option right or wrong at some distance ("综上所述，选项A是关于
 # 联合国安理会的正确表述", "因此，选项B是错误的说法").
 _CONCLUDED = re.compile(
-    r"(?:综上所述|综上|因此|所以|故)[^。！？!?\n]{0,20}?选项 ?(?P<letter>[A-Z])(?![A-Za-z]) ?(?:是|为)"
-    r"[^。！？!?\n]{0,40}?(?:(?P<pos>正确)|(?P<neg>错误|不正确))"
+    r"(?:综上所述|综上|因此|所以|故)[^。！？!?\n]{0,20}?选项 ?(?P<letter>[A-Z])(?![A-Za-z、,，和及与])"
+    r"(?:(?P<said> ?(?:是|为)[^。！？!?\n]{0,40}?(?:(?P<pos>正确|符合(?:法律)?(?:规定|题意|要求))|(?P<neg>错误|不正确|不符合)))"
+    r"|(?P<rest>[^。！？!?\n]*))"
 )
+_DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于|不应")
 
 
 def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     verdict: dict[str, bool] = {}
     for match in _CONCLUDED.finditer(text):
-        if match.group("letter") in ctx.valid:
+        if match.group("letter") not in ctx.valid:
+            continue
+        if match.group("said") is not None:
             verdict[match.group("letter")] = match.group("pos") is not None
+        elif not _DENIAL.search(match.group("rest")):
+            verdict[match.group("letter")] = not ctx.negative_question   # "因此，选项D李某有权…"
     for listed in _LIST_RE.finditer(text):
         match = _VERDICT_TAIL.match(text, listed.end())
         if match is None:
@@ -340,6 +362,7 @@ def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             continue                         # "…\nB:对" cut off by the length limit: a label, no verdict
         for letter in _letters(listed.group(0), ctx.valid):
             verdict[letter] = match.group("pos") is not None
+    line_verdicts: dict[str, set[bool]] = {}
     for match in _LINE_VERDICT.finditer(text):
         letter = match.group("letter")
         if match.group("number"):           # "1. <option A's text> 正确答案": numbered options
@@ -348,12 +371,15 @@ def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             if target[-6:] not in _plain(match.group("text")):
                 continue
         if letter in ctx.valid:
-            verdict[letter] = match.group("pos") is not None
+            line_verdicts.setdefault(letter, set()).add(match.group("pos") is not None)
+    if all(len(values) == 1 for values in line_verdicts.values()):
+        verdict.update({letter: values.pop() for letter, values in line_verdicts.items()})
+    # (one option called both right and wrong in the lines: contradictory blocks, no verdict)
     chosen = frozenset(letter for letter, positive in verdict.items() if positive != ctx.negative_question)
     return chosen or None
 
 
-def _by_content(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _by_content(text: str, ctx: _Context, option_list: bool = False) -> Optional[frozenset[str]]:
     """Rule f: the option whose own text the answer states (module docstring)."""
     answer = strip_edges(text)
     targets = ctx.targets
@@ -373,15 +399,23 @@ def _by_content(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         rest = re.sub(r"[\d\0]", "", prose.replace(target, ""))
         if not rest or target.startswith(rest):
             return frozenset({key})          # nothing but this option's text, repeated (maybe cut off)
+        # with a copied option list, only what comes after its last label can conclude with 因此/所以…
+        tail_start = max((m.end() for m in _LABEL.finditer(text)), default=0) if option_list else 0
+        offset = 0
         for sentence in re.split(r"[。！？!?\n]", text):
+            in_tail = offset >= tail_start
+            offset += len(sentence) + 1
             plain = _plain(sentence)
             position = plain.find(target)
             if position < 0:
                 continue
+            if sum(1 for other in targets.values() if (at := plain.find(other)) >= 0
+                   and not _NEGATED_CONTENT.search(plain[:at])) > 1:
+                continue                     # "外孙子女、侄子、侄女及干儿子都可以": several options
             head = plain[:position]
             if _NEGATED_CONTENT.search(head):
                 continue                     # "因此，甲某的行为不构成过失致人死亡罪"
-            if (head.endswith(("是", "为")) or (_CONCLUSION.search(head) and len(target) >= 4)
+            if (head.endswith(("是", "为")) or (in_tail and _CONCLUSION.search(head) and len(target) >= 4)
                     or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
                 named.add(key)               # "…注册资本的35%": the option completes the question
     return frozenset(named) if len(named) == 1 else None
@@ -391,6 +425,14 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if not text.strip():
         return None
     labels = _labels(text)
+    for line, count in Counter(text.splitlines()).items():
+        listed = _LIST_RE.fullmatch(strip_edges(line)) if len(line) <= 40 and count >= 3 else None
+        if listed and len(_letters(listed.group(0), ctx.valid)) >= 3:
+            if not _DECLARATION.search(text):
+                return None                  # "A,B,C,D" again and again: the prompt's letter list echoed
+    lone = set(_LONE_LETTER.findall(text))
+    if len(lone) >= 2:
+        labels |= lone                       # "A \n<text>\nB \n<text>": letters on lines of their own
     plain = _plain(text)
     copied = sum(1 for target in ctx.targets.values() if len(target) >= 2 and target in plain)
     option_list = len(labels) >= 2 or copied >= 3       # labels, or the options' texts copied
@@ -409,6 +451,9 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         return judged
     if not option_list:
         lead = _LEADING.match(answer) or _LOWER_LEADING.match(answer)
+        rest = answer[lead.end():].split("\n", 1)[0] if lead else ""
+        if lead and rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest):
+            lead = None                      # "A. 1. 2. 3. …": a label followed by numbering
         if lead and (letters := _letters(lead.group("list"), ctx.valid)):
             return letters
         inline = {m.group("letter") for m in _INLINE_LABEL.finditer(text)} & ctx.valid
@@ -433,7 +478,21 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             if option_list and number == len(lines) - 1 and _next_label(lines[:number]) in letters:
                 continue                     # "…\nB:…\nC" : the next label of a copied list, cut off
             return letters
-    return _by_content(text, ctx)
+    return _by_content(text, ctx, option_list)
+
+
+def _posed_question(turn: str, question: Optional[str], ctx: _Context) -> Optional[re.Match]:
+    """The first question the model poses after it answered ("正确答案：B … 请问下列哪一项…？"
+    followed by options) that is not this question restated, else ``None``."""
+    for match in _NEW_QUESTION.finditer(turn):
+        if match.start() == 0 or not question:
+            continue
+        line = _plain(match.group(0))
+        if not line or line[:10] in _plain(fold_traditional(question)):
+            continue
+        if _read_turn(turn[:match.start()], ctx):
+            return match
+    return None
 
 
 def _opens_no_exchange(turn: str, marker: re.Match, started: bool, question: Optional[str]) -> bool:
@@ -534,6 +593,9 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         marker = QUESTION_MARKER.search(turn)
         while marker is not None and _opens_no_exchange(turn, marker, started, question):
             marker = QUESTION_MARKER.search(turn, marker.end())
+        posed = _posed_question(turn, question, ctx)
+        if posed is not None and (marker is None or posed.start() < marker.start()):
+            marker = posed
         if marker is not None:
             answer = _read_turn(turn[:marker.start()], ctx)
             first = index if answer else None
