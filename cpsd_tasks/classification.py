@@ -5,9 +5,10 @@ Metrics of ``cpsd_sentiment``, ``cpsd_rumor``, ``cpsd_fraud_detection`` and
 
 * ``acc`` — strict: the normalised output equals the gold label (paper Table 3);
 * ``acc_fuzzy`` — the one label read from free text equals the gold (paper Figure 7);
-* ``f1_macro``, ``precision_macro``, ``recall_macro`` — scikit-learn ``average="macro"`` over the
-  task's labels on the fuzzy predictions, 0 for a class with no prediction; an unreadable output
-  is a miss for its gold class and a prediction of no class;
+* ``f1_macro``, ``precision_macro``, ``recall_macro`` — scikit-learn's ``average="macro"`` over
+  the task's labels on the fuzzy predictions (bit-identical, computed with numpy: scikit-learn is
+  not imported), 0 for a class with no prediction; an unreadable output is a miss for its gold
+  class and a prediction of no class;
 * ``refusal_rate``, ``invalid_rate`` — shares of refusals and of outputs with no readable label
   (refusals included, so ``invalid_rate >= refusal_rate``);
 * ``score`` — equals ``acc``; the key every task emits for the ``cpsd`` group average.
@@ -105,6 +106,11 @@ _INVALID = "<no label>"
 def macro_prf(items: Sequence[Sequence[Any]]) -> tuple[float, float, float]:
     """Macro precision, recall and F1 over a task's labels (scikit-learn ``average="macro"``).
 
+    Computed from the per-label counts (true positives, predictions, gold occurrences) with numpy,
+    in the same floating-point operations as scikit-learn's ``precision_recall_fscore_support(...,
+    average="macro", zero_division=0)``, so the values are bit-identical to it (tested against it
+    on random label lists) without importing scikit-learn (~3 s, ~70 MiB) when a run aggregates.
+
     Args:
         items: ``[gold, prediction or None, task id]`` per sample, all of one task.
 
@@ -113,16 +119,42 @@ def macro_prf(items: Sequence[Sequence[Any]]) -> tuple[float, float, float]:
         task's labels (SPEC §2) whether or not they occur; a class with no prediction has
         precision 0 (``zero_division=0``); ``None`` predictions count as misses of the gold class.
     """
-    from sklearn.metrics import precision_recall_fscore_support
+    import numpy as np
 
     if not items:
         return 0.0, 0.0, 0.0
-    labels = list(get_task(items[0][2]).labels)
-    gold = [g for g, _, _ in items]
-    pred = [p if p is not None else _INVALID for _, p, _ in items]
-    p, r, f, _ = precision_recall_fscore_support(gold, pred, labels=labels, average="macro",
-                                                 zero_division=0)
-    return float(p), float(r), float(f)
+    labels = get_task(items[0][2]).labels
+    index = {label: i for i, label in enumerate(labels)}
+    tp_sum = np.zeros(len(labels), dtype=np.int64)
+    pred_sum = np.zeros(len(labels), dtype=np.int64)
+    true_sum = np.zeros(len(labels), dtype=np.int64)
+    for gold, pred, _ in items:
+        g = index.get(gold)
+        p = index.get(pred) if pred is not None else None
+        if g is not None:
+            true_sum[g] += 1
+        if p is not None:
+            pred_sum[p] += 1
+            if p == g:
+                tp_sum[p] += 1
+    precision = _divide(tp_sum.astype(np.float64), pred_sum)
+    recall = _divide(tp_sum.astype(np.float64), true_sum)
+    # scikit-learn's F-beta from counts, beta = 1: (1 + b²)·tp / (b²·true + pred)
+    f1 = _divide(2.0 * tp_sum.astype(np.float64), 1.0 * true_sum.astype(np.float64) + pred_sum.astype(np.float64))
+    return float(np.nanmean(precision)), float(np.nanmean(recall)), float(np.nanmean(f1))
+
+
+def _divide(numerator: Any, denominator: Any) -> Any:
+    """``numerator / denominator`` per class, 0.0 where the denominator is 0 (scikit-learn's
+    ``_prf_divide`` with ``zero_division=0``)."""
+    import numpy as np
+
+    mask = denominator == 0
+    denominator = np.asarray(denominator, dtype=np.float64).copy()
+    denominator[mask] = 1
+    result = np.asarray(numerator, dtype=np.float64) / denominator
+    result[mask] = 0.0
+    return result
 
 
 def agg_precision_macro(items: Sequence[Sequence[Any]]) -> float:
