@@ -24,8 +24,12 @@ def task_manager(include_defaults: bool = False, **kwargs: Any):
         **kwargs: passed on to ``TaskManager`` (e.g. ``metadata={"data_dir": "…"}``).
 
     Returns:
-        A ``TaskManager`` for ``lm_eval.simple_evaluate(..., task_manager=tm)``.
+        A ``TaskManager`` for ``lm_eval.simple_evaluate(..., task_manager=tm)``. Also installs
+        :func:`cpsd_tasks.prompts.install` (our prompt templates compiled once, same text).
     """
     from lm_eval.tasks import TaskManager
 
+    from cpsd_tasks import prompts
+
+    prompts.install()  # our Jinja prompts compiled once, not once per doc (same text)
     return TaskManager(include_path=str(YAML_DIR), include_defaults=include_defaults, **kwargs)
