@@ -69,7 +69,8 @@ _JOIN = rf"(?>{_SUFFIX}?{_SEPARATOR}?{_PREFIX}?)"
 
 def _list_pattern(letter: str) -> str:
     core = rf"[(（\[【<《]?{letter}[)）\]】>》]?"
-    return rf"(?<![A-Za-z]){_PREFIX}?{core}(?:{_JOIN}{core})*{_SUFFIX}?(?![A-Za-z])"
+    first = "A-Z" if letter == "[A-Z]" else "a-z"
+    return rf"(?=[选第(（\[【<《{first}])(?<![A-Za-z]){_PREFIX}?{core}(?:{_JOIN}{core})*{_SUFFIX}?(?![A-Za-z])"
 
 
 _LIST = _list_pattern("[A-Z]")
@@ -88,7 +89,9 @@ _HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终
           r"(?i:(?:the\s+)?(?:correct\s+|final\s+|right\s+)?(?:answer|option|choice)"
           r"(?:\s+to\s+(?:the|this)\s+question)?\s+(?:is|would be|should be)|answer))")
 _TAIL = r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*)?"
-_DECLARATION = re.compile(rf"{_HEADS}{_TAIL}(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
+# (The leading lookaheads only make the scan fast: a position whose first character can start no
+# match is skipped at once.)
+_DECLARATION = re.compile(rf"(?=[解最正参标答应故所因我选更改而\sTtCcFfRrAaOo]){_HEADS}{_TAIL}(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
 # A weaker head: the letter must be used as a label ("…错误的是D:开庭…", "属于D:犯意表示") or end the
 # clause ("正确的是D。", "错误的是C").
 _LABEL_DECLARATION = re.compile(
@@ -108,12 +111,12 @@ _NOT_AFTER = re.compile(r" ?(?:不是|并非|不应|不该|不能是)")
 # A label: an option letter opening a line or sentence and followed by : . 、 ) (``A:…``, ``(B) …``,
 # ``1. C. …``). Used to tell a copied option list (two or more different labels) from an answer.
 _LABEL = re.compile(
-    r"(?:(?:^|(?<=[\n;；。?？!！]))[ \t]*(?:\d{1,2}[.、)] ?)?|(?<=\d[.、)] )|(?<=\d[.、)]))"
+    r"(?=[ \t0-9.、)(（\[【]{0,8}[A-Z])(?:(?:^|(?<=[\n;；。?？!！]))[ \t]*(?:\d{1,2}[.、)] ?)?|(?<=\d[.、)] )|(?<=\d[.、)]))"
     r"(?:[(（\[【]?(?P<letter>[A-Z])[)）\]】]? ?[:：.．、)）]|[(（\[【](?P<bracketed>[A-Z])[)）\]】] ?(?=[\u3400-\u9fff]))(?![0-9])"
     r"|(?<=\d[.、)])(?P<numbered>[A-Z])(?=\s|$)"      # "1.A 2.B 3.C …": a numbered letter
 )
 # A letter used as a label anywhere ("属于D:犯意表示"): letter, colon, then text.
-_INLINE_LABEL = re.compile(r"(?<![A-Za-z])[(（\[【]?(?P<letter>[A-Z])[)）\]】]?\s?[:：](?!\s*$)")
+_INLINE_LABEL = re.compile(r"(?=[(（\[【A-Z])(?<![A-Za-z])[(（\[【]?(?P<letter>[A-Z])[)）\]】]?\s?[:：](?!\s*$)")
 # Lines of a copied option list: a label, then its text.
 _LABEL_LINE = re.compile(rf"{_LABEL.pattern}[^\n]*", re.MULTILINE)
 _RETRACTED = r" ?[(（]? ?(?:都|均|全|也)?(?:不对|不正确|错误|错了|是错的|是错误|有误|不是|不选|不符合)| ?(?:吗|呢|\?|？)"
@@ -381,10 +384,10 @@ def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
 
 def _by_content(text: str, ctx: _Context, option_list: bool = False) -> Optional[frozenset[str]]:
     """Rule f: the option whose own text the answer states (module docstring)."""
-    answer = strip_edges(text)
     targets = ctx.targets
+    answer = _plain(strip_edges(text))
     for key, target in targets.items():
-        if target == _plain(answer):
+        if target == answer:
             return frozenset({key})
     # Copied options ("A:外国人", "…的是A:法与宗教…") are not statements: drop each label with its text.
     prose = _plain(text)
@@ -392,32 +395,30 @@ def _by_content(text: str, ctx: _Context, option_list: bool = False) -> Optional
         prose = prose.replace(key + target, "\0")
     if re.fullmatch(r"[\d\0]*", prose):
         return None
-    named = set()
-    for key, target in targets.items():
-        if target not in prose:
-            continue
+    present = {key: target for key, target in targets.items() if target in prose}
+    for key, target in present.items():
         rest = re.sub(r"[\d\0]", "", prose.replace(target, ""))
         if not rest or target.startswith(rest):
             return frozenset({key})          # nothing but this option's text, repeated (maybe cut off)
-        # with a copied option list, only what comes after its last label can conclude with 因此/所以…
-        tail_start = max((m.end() for m in _LABEL.finditer(text)), default=0) if option_list else 0
-        offset = 0
-        for sentence in re.split(r"[。！？!?\n]", text):
-            in_tail = offset >= tail_start
-            offset += len(sentence) + 1
-            plain = _plain(sentence)
-            position = plain.find(target)
-            if position < 0:
-                continue
-            if sum(1 for other in targets.values() if (at := plain.find(other)) >= 0
-                   and not _NEGATED_CONTENT.search(plain[:at])) > 1:
-                continue                     # "外孙子女、侄子、侄女及干儿子都可以": several options
-            head = plain[:position]
-            if _NEGATED_CONTENT.search(head):
-                continue                     # "因此，甲某的行为不构成过失致人死亡罪"
-            if (head.endswith(("是", "为")) or (in_tail and _CONCLUSION.search(head) and len(target) >= 4)
-                    or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
-                named.add(key)               # "…注册资本的35%": the option completes the question
+    if not present:
+        return None
+    # with a copied option list, only what comes after its last label can conclude with 因此/所以…
+    tail_start = max((m.end() for m in _LABEL.finditer(text)), default=0) if option_list else 0
+    named = set()
+    offset = 0
+    for sentence in re.split(r"[。！？!?\n]", text):
+        in_tail = offset >= tail_start
+        offset += len(sentence) + 1
+        plain = _plain(sentence)
+        stated = {key: at for key, target in present.items()
+                  if (at := plain.find(target)) >= 0 and not _NEGATED_CONTENT.search(plain[:at])}
+        if len(stated) != 1:
+            continue                         # none, or "外孙子女、侄子、侄女及干儿子都可以": several
+        key, position = next(iter(stated.items()))
+        head = plain[:position]
+        if (head.endswith(("是", "为")) or (in_tail and _CONCLUSION.search(head) and len(present[key]) >= 4)
+                or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
+            named.add(key)                   # "…注册资本的35%": the option completes the question
     return frozenset(named) if len(named) == 1 else None
 
 

@@ -224,7 +224,7 @@ _CONTENT = re.compile(r"[0-9A-Za-z\u3400-\u9fff]")
 # A bracketed declaration ("[正确答案]", "【答案】", "<正确答案>", "正确答案]") and what follows it
 # up to the answer, rewritten as "正确答案：" so that every reader sees one form.
 _BRACKET_DECLARATION = re.compile(
-    r"[\[【<〔(（]?\s*(正确答案|最终答案|参考答案|标准答案|答案|正确选项|答)\s*[\]】>〕)）]"
+    r"(?=[\[【<〔(（\s正最参标答])[\[【<〔(（]?\s*(正确答案|最终答案|参考答案|标准答案|答案|正确选项|答)\s*[\]】>〕)）]"
     r"(?:\s*[:：])?"
 )
 

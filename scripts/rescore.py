@@ -30,6 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Optional
 
+from cpsd_tasks.taxonomy import agg_reading
 from cpsd_tasks import generation
 from cpsd_tasks.errors import loads_clean, sample_output
 from cpsd_tasks.options import set_task_options
@@ -42,6 +43,7 @@ AGGREGATIONS = {
     "bertscore_f1": generation.agg_bertscore_f1,
     "score": generation.agg_score,
     "bertscore_config": generation.agg_bertscore_config,
+    "reading": agg_reading,
 }
 
 

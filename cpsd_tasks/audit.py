@@ -1,0 +1,339 @@
+"""``cpsd-audit-reading``: score real LLM outputs with the plugin's readers and audit the reading.
+
+Reads the LawBench real-output corpus (``../shared/realout/lawbench``: 34 models' answers to
+1,000 single-choice questions and 500 summaries, in the SPEC schema) and prints:
+
+1. **The graded set** — for each human-graded item (``tests/data/graded_single_choice.jsonl``:
+   model, item id and the letters two graders read, a third settling disagreements; no outputs),
+   the plugin's reading (:func:`cpsd_tasks.choices.read_choices`) and LawBench's rule (the set of
+   A–D letters present, :func:`cpsd_tasks.choices.lawbench_rule`) against the graded reading:
+   reading accuracy, false credit (letters read where the model gave none), missed answers
+   (nothing read where the model gave one) and wrong letters; per set (``dev`` was used to build
+   the reader, ``heldout1`` to find more kinds after a first measurement, ``heldout2`` was graded
+   and scored only after the reader was frozen) and in total.
+2. **The 34-model table** — ``acc_single`` on 1-2 and 3-6 (the plugin's ``judge_exam``), the same
+   under LawBench's rule (correct when the gold letter is the only letter present), LawBench's
+   published figure, and ``rougeL_word`` on 2-7 beside LawBench's ROUGE-L; every plugin figure
+   more than 0.05 from the published one is explained by the kind of items that make the gap.
+3. **Timing** — the wall time of reading the whole corpus (no BERTScore).
+
+Nothing here calls a model; the function-level figures equal a run of the real CLI on the same
+outputs (tested in ``tests/test_audit.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+from cpsd_tasks.choices import lawbench_rule, read_choices
+
+#: Where the corpus and the graded set are looked for by default (relative to the project root).
+DEFAULT_CORPUS = Path("..") / "shared" / "realout" / "lawbench"
+DEFAULT_GRADED = Path("tests") / "data" / "graded_single_choice.jsonl"
+#: LawBench task ids: single choice (JEC-QA knowledge, case analysis) and summaries (CAIL2021).
+CHOICE_SETS = ("1-2", "3-6")
+SUMMARY_SET = "2-7"
+#: A plugin figure this far from LawBench's published one is explained in the table.
+EXPLAIN_ABOVE = 0.05
+
+
+@dataclass
+class Corpus:
+    """The real-output corpus in memory.
+
+    Attributes:
+        questions: single-choice docs by id (``question``, ``options``, ``answer``).
+        summaries: summary docs by id (``input``, ``reference``).
+        outputs: ``{model: {item id: raw output}}``.
+        published: ``{(model, task): LawBench's published score}``.
+    """
+
+    questions: dict[str, dict]
+    summaries: dict[str, dict]
+    outputs: dict[str, dict[str, str]]
+    published: dict[tuple[str, str], float] = field(default_factory=dict)
+
+
+def _jsonl(path: Path) -> list[dict]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def load_corpus(root: Path, models: Optional[Iterable[str]] = None) -> Corpus:
+    """Load the corpus folder (layout of its README).
+
+    Args:
+        root: the ``lawbench`` folder.
+        models: restrict to these model names (file stems); all when ``None``.
+
+    Returns:
+        A :class:`Corpus`.
+
+    Raises:
+        FileNotFoundError: the folder or one of its files is missing (the message names it).
+    """
+    if not root.is_dir():
+        raise FileNotFoundError(f"real-output corpus not found at {root} (see its README)")
+    questions = {d["id"]: d for d in _jsonl(root / "data" / "police_exam" / "test.jsonl")}
+    summaries = {d["id"]: d for d in _jsonl(root / "data" / "case_summary" / "test.jsonl")}
+    wanted = set(models) if models else None
+    outputs: dict[str, dict[str, str]] = {}
+    for path in sorted((root / "predictions").glob("*.jsonl.gz")):
+        model = path.name[: -len(".jsonl.gz")]
+        if wanted is None or model in wanted:
+            outputs[model] = {row["id"]: row["output"] for row in _jsonl(path)}
+    published: dict[tuple[str, str], float] = {}
+    table = root / "lawbench_published.csv"
+    if table.is_file():
+        with table.open(encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                published[(row["model"], row["task"])] = float(row["lawbench_score"])
+    return Corpus(questions, summaries, outputs, published)
+
+
+def plugin_reading(corpus: Corpus, model: str, item: str) -> Optional[str]:
+    """The letters the plugin reads from one model's answer to one question (``None``: none)."""
+    doc = corpus.questions[item]
+    return read_choices(corpus.outputs[model].get(item), doc["options"], doc["question"]).letters
+
+
+# --------------------------------------------------------------------------- graded set
+
+@dataclass
+class ReadingScore:
+    """How one reader's per-item readings compare with the graded ones.
+
+    Attributes:
+        n: graded items; right: readings equal to the graded letters (``NONE`` = nothing read);
+        false_credit: letters read where the graders found no answer; missed: nothing read where
+        they found one; wrong_letters: a different letter set read where they found one.
+    """
+
+    n: int = 0
+    right: int = 0
+    false_credit: int = 0
+    missed: int = 0
+    wrong_letters: int = 0
+
+    def add(self, read: Optional[str], graded: str) -> None:
+        """Count one item: ``read`` letters or ``None``; ``graded`` letters or ``"NONE"``."""
+        read = read or "NONE"
+        self.n += 1
+        if read == graded:
+            self.right += 1
+        elif graded == "NONE":
+            self.false_credit += 1
+        elif read == "NONE":
+            self.missed += 1
+        else:
+            self.wrong_letters += 1
+
+    @property
+    def accuracy(self) -> float:
+        """Share of items read as graded, in [0, 1] (``nan`` for none)."""
+        return self.right / self.n if self.n else float("nan")
+
+
+def load_graded(path: Path) -> list[dict]:
+    """The graded items (``set``, ``model``, ``id``, ``answer``), in file order."""
+    return _jsonl(path)
+
+
+def score_graded(corpus: Corpus, graded: Sequence[dict]) -> dict[str, dict[str, ReadingScore]]:
+    """Compare both readers with the graded set.
+
+    Returns:
+        ``{set name or "all": {"plugin": ReadingScore, "lawbench": ReadingScore}}``; items whose
+        model is not in the corpus are skipped.
+    """
+    out: dict[str, dict[str, ReadingScore]] = defaultdict(lambda: {"plugin": ReadingScore(),
+                                                                   "lawbench": ReadingScore()})
+    for row in graded:
+        if row["model"] not in corpus.outputs:
+            continue
+        plugin = plugin_reading(corpus, row["model"], row["id"])
+        rule = lawbench_rule(corpus.outputs[row["model"]].get(row["id"]))
+        for name in (row["set"], "all"):
+            out[name]["plugin"].add(plugin, row["answer"])
+            out[name]["lawbench"].add(rule, row["answer"])
+    return dict(out)
+
+
+# --------------------------------------------------------------------------- model table
+
+#: Why a plugin verdict differs from LawBench's rule on one item (the kinds named in the table).
+KINDS = {
+    "other_letters": "answer read; other option letters also in the text (LawBench: wrong)",
+    "lone_letter": "LawBench credits a lone gold letter; plugin reads no answer there",
+    "other_answer": "plugin and LawBench read different answers",
+}
+
+
+def _kind(plugin_ok: bool, rule_letters: Optional[str], plugin_letters: Optional[str]) -> str:
+    if plugin_ok:
+        return "other_letters"
+    if plugin_letters is None:
+        return "lone_letter"
+    return "other_answer"
+
+
+def model_rows(corpus: Corpus) -> list[dict]:
+    """One row per model: acc_single per choice set for the plugin and LawBench's rule, the
+    published figures, the disagreement kinds, and ``rougeL_word`` on 2-7.
+
+    Returns:
+        Rows with keys ``model``, ``<set>_plugin``, ``<set>_rule``, ``<set>_published``,
+        ``<set>_kinds`` (Counter of :data:`KINDS`) for 1-2 and 3-6, and ``2-7_plugin``,
+        ``2-7_published`` (``None`` when the model has no 2-7 outputs).
+    """
+    rows = []
+    references: dict[str, list[str]] = {}
+    for model, outputs in corpus.outputs.items():
+        row: dict = {"model": model}
+        for subset in CHOICE_SETS:
+            ids = [i for i in corpus.questions if i.startswith(subset + "_")]
+            right = rule_right = 0
+            kinds: Counter = Counter()
+            for item in ids:
+                doc = corpus.questions[item]
+                letters = read_choices(outputs.get(item), doc["options"], doc["question"]).letters
+                rule = lawbench_rule(outputs.get(item))
+                ok, rule_ok = letters == doc["answer"], rule == doc["answer"]
+                right += ok
+                rule_right += rule_ok
+                if ok != rule_ok:
+                    kinds[_kind(ok, rule, letters)] += 1
+            row[f"{subset}_plugin"] = right / len(ids)
+            row[f"{subset}_rule"] = rule_right / len(ids)
+            row[f"{subset}_published"] = corpus.published.get((model, subset))
+            row[f"{subset}_kinds"] = kinds
+        ids = [i for i in corpus.summaries if i in outputs]
+        if ids:
+            scores = [rouge_l_word(_summary(outputs[i]), corpus.summaries[i]["reference"], references)
+                      for i in ids]
+            row[f"{SUMMARY_SET}_plugin"] = sum(scores) / len(corpus.summaries)
+        else:
+            row[f"{SUMMARY_SET}_plugin"] = None
+        row[f"{SUMMARY_SET}_published"] = corpus.published.get((model, SUMMARY_SET))
+        rows.append(row)
+    return rows
+
+
+def rouge_l_word(hypothesis: str, reference: str, cache: Optional[dict[str, list[str]]] = None) -> float:
+    """``rougeL_word`` of one pair, as :func:`cpsd_tasks.generation.text_scores` computes it (jieba
+    words, rouge-chinese ROUGE-L F), without the other five metrics; the reference's tokens are
+    kept in ``cache`` (the same 500 references recur for every model)."""
+    from cpsd_tasks.generation import clean, rouge_f, word_tokens
+
+    hyp, ref = clean(hypothesis), clean(reference)
+    if not hyp or not ref:
+        return 0.0
+    if cache is None or ref not in cache:
+        tokens = word_tokens(ref)
+        if cache is None:
+            return rouge_f(word_tokens(hyp), tokens)[1]
+        cache[ref] = tokens
+    return rouge_f(word_tokens(hyp), cache[ref])[1]
+
+
+def _summary(output: Optional[str]) -> str:
+    from cpsd_tasks.reader import written_turn
+
+    return written_turn(output)
+
+
+def _fmt(value: Optional[float]) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _explain(row: dict, subset: str) -> str:
+    plugin, published = row[f"{subset}_plugin"], row[f"{subset}_published"]
+    if published is None or abs(plugin - published) <= EXPLAIN_ABOVE:
+        return ""
+    kinds = row[f"{subset}_kinds"]
+    parts = [f"{count} {KINDS[kind]}" for kind, count in kinds.most_common()]
+    return f"{subset}: " + "; ".join(parts)
+
+
+def render(graded: dict[str, dict[str, ReadingScore]], rows: list[dict], seconds: float) -> str:
+    """The audit report as Markdown (graded-set table, model table, timing)."""
+    lines = ["## Reading against the human-graded set", "",
+             "| set | items | reader | accuracy | false credit | missed | wrong letters |",
+             "|---|---:|---|---:|---:|---:|---:|"]
+    for name in [n for n in ("dev", "heldout1", "heldout2", "all") if n in graded]:
+        for reader in ("plugin", "lawbench"):
+            s = graded[name][reader]
+            lines.append(f"| {name} | {s.n} | {reader} | {s.accuracy:.4f} | {s.false_credit} | "
+                         f"{s.missed} | {s.wrong_letters} |")
+    lines += ["", "## acc_single and rougeL_word, 34 models", "",
+              "| model | 1-2 plugin | 1-2 LawBench rule | 1-2 published | 3-6 plugin | 3-6 LawBench rule | "
+              "3-6 published | 2-7 rougeL_word | 2-7 published |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    notes = []
+    for row in sorted(rows, key=lambda r: r["model"].lower()):
+        lines.append(
+            f"| {row['model']} | {_fmt(row['1-2_plugin'])} | {_fmt(row['1-2_rule'])} | "
+            f"{_fmt(row['1-2_published'])} | {_fmt(row['3-6_plugin'])} | {_fmt(row['3-6_rule'])} | "
+            f"{_fmt(row['3-6_published'])} | {_fmt(row['2-7_plugin'])} | {_fmt(row['2-7_published'])} |")
+        for subset in CHOICE_SETS:
+            why = _explain(row, subset)
+            if why:
+                notes.append(f"- {row['model']} {why}")
+        plugin, published = row["2-7_plugin"], row["2-7_published"]
+        if plugin is not None and published is not None and abs(plugin - published) > EXPLAIN_ABOVE:
+            notes.append(f"- {row['model']} 2-7: {plugin:.3f} vs {published:.3f} — the plugin scores the "
+                         "model's own turn (text after the first end marker or invented turn is cut), "
+                         "NFKC-folded, jieba words; LawBench scores the whole output")
+    lines += ["", f"Differences of more than {EXPLAIN_ABOVE} from the published figure, by kind "
+              "(items where the plugin's verdict and LawBench's rule differ):", ""]
+    lines += notes or ["- none"]
+    lines += ["", f"Corpus read in {seconds:.1f} s (no BERTScore)."]
+    return "\n".join(lines)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of ``cpsd-audit-reading`` (and ``scripts/audit_reading.py``).
+
+    Returns:
+        Exit code: 0, or 2 when the corpus is missing (one line on stderr).
+    """
+    parser = argparse.ArgumentParser(prog="cpsd-audit-reading", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the lawbench folder")
+    parser.add_argument("--graded", type=Path, default=DEFAULT_GRADED, help="graded single-choice set")
+    parser.add_argument("--models", nargs="*", help="only these models (file stems)")
+    parser.add_argument("--out", type=Path, help="also write the report (Markdown) and rows (JSON) here")
+    args = parser.parse_args(argv)
+    try:
+        corpus = load_corpus(args.corpus, args.models)
+    except FileNotFoundError as err:
+        print(f"cpsd-audit-reading: {err}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    rows = model_rows(corpus)
+    seconds = time.perf_counter() - start
+    graded = score_graded(corpus, load_graded(args.graded)) if args.graded.is_file() else {}
+    if not graded:
+        print(f"(graded set not found at {args.graded}: graded figures skipped)", file=sys.stderr)
+    report = render(graded, rows, seconds)
+    print(report)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "audit.md").write_text(report + "\n", encoding="utf-8")
+        serialisable = [{k: (dict(v) if isinstance(v, Counter) else v) for k, v in row.items()} for row in rows]
+        (args.out / "audit_rows.json").write_text(json.dumps(serialisable, ensure_ascii=False, indent=1),
+                                                 encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+#!/usr/bin/env python
+"""Audit the answer reader on the real-output corpus: ``python scripts/audit_reading.py [--out DIR]``.
+
+A thin shim over :func:`cpsd_tasks.audit.main` (installed as ``cpsd-audit-reading``); run it from
+the project root so that ``../shared/realout/lawbench`` and ``tests/data`` are found.
+"""
+
+import sys
+
+from cpsd_tasks.audit import main
+
+if __name__ == "__main__":
+    sys.exit(main())
