@@ -124,7 +124,7 @@ def _judge_reading(doc: dict[str, Any], output: Optional[str], options: dict[str
 def _judge_exam(doc: dict[str, Any], output: Optional[str], options: dict[str, Any]):
     from cpsd_tasks import qa
 
-    j = qa.judge_exam(output, doc["answer"], doc["qtype"], doc.get("options"))
+    j = qa.judge_exam(output, doc["answer"], doc["qtype"], doc.get("options"), doc.get("question"))
     return j.error_class, doc["answer"], j.prediction
 
 
@@ -222,6 +222,38 @@ def judge_sample(task: str, doc: dict[str, Any], output: Optional[str],
     return JUDGES[spec.kind](doc, output, options or {})
 
 
+def logged_reading(sample: dict[str, Any], kind: str, doc: dict[str, Any]) -> Optional[tuple[str, str, Optional[str]]]:
+    """What the run itself read from a sample, from its logged ``reading`` record.
+
+    Args:
+        sample: one sample-log record. kind: the task kind. doc: the sample's doc.
+
+    Returns:
+        ``(error_class, gold text, prediction text or None)`` as :func:`judge_sample` gives them,
+        or ``None`` when the sample log has no ``reading`` record (written before it existed):
+        then the sample is judged again.
+    """
+    record = sample.get("reading")
+    if not isinstance(record, dict) or not isinstance(record.get("class"), str):
+        return None
+    answer = record.get("answer")
+    if kind == "classification":
+        return record["class"], str(doc["label"]), answer
+    if kind in ("reading", "exam"):
+        return record["class"], str(doc["answer"]), answer
+    if kind in ("ner", "re"):
+        from cpsd_tasks import ie
+
+        if answer is None:
+            return record["class"], ie.doc_to_target(doc), None
+        if kind == "re":
+            items = [{"head": i[1], "relation": i[0], "tail": i[2]} for i in answer if len(i) == 3]
+        else:
+            items = [{"type": i[0], "text": i[1]} for i in answer if len(i) == 2]
+        return record["class"], ie.doc_to_target(doc), json.dumps(items, ensure_ascii=False)
+    return None
+
+
 def judge_task_samples(model: str, data: str, task: str, samples: Sequence[dict[str, Any]],
                        options: Optional[dict[str, Any]] = None) -> list[SampleJudgement]:
     """Judge every sample of one task's sample log.
@@ -231,7 +263,9 @@ def judge_task_samples(model: str, data: str, task: str, samples: Sequence[dict[
         task: task id. samples: sample-log records. options: the run's task metadata.
 
     Returns:
-        One :class:`SampleJudgement` per sample; ``[]`` (with a logged note) when the task has
+        One :class:`SampleJudgement` per sample — from the sample's logged ``reading`` record
+        (:func:`logged_reading`: what the run read, no parsing again), else from the task's judge
+        (older logs); ``[]`` (with a logged note) when the task has
         no judge, its module cannot be imported, or a sample's doc lacks a gold field.
 
     Raises:
@@ -261,8 +295,9 @@ def judge_task_samples(model: str, data: str, task: str, samples: Sequence[dict[
         for key in ("alpha", "tau"):  # sample logs written before the signature logged them per sample
             if key in s and not isinstance(sig, dict):
                 opts[key] = s[key]
+        logged = logged_reading(s, spec.kind, doc)
         try:
-            cls, gold, pred = judge_sample(task, doc, output, opts)
+            cls, gold, pred = logged if logged is not None else judge_sample(task, doc, output, opts)
         except ImportError as err:
             log.warning("error analysis: %s skipped for %s (judge unavailable: %s: %s)",
                         task, model, type(err).__name__, err)

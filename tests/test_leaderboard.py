@@ -658,3 +658,28 @@ if __name__ == "__main__":
         server.serve_forever()
     except KeyboardInterrupt:
         pass
+
+
+def test_error_analysis_reads_the_logged_reading(monkeypatch):
+    """A sample log with `reading` records is not parsed again: the error class and the prediction
+    are the ones the run logged (a judge that would say otherwise is never called)."""
+    from cpsd_tasks import classification, qa
+
+    def never(*args, **kwargs):
+        raise AssertionError("judged again although the reading was logged")
+
+    monkeypatch.setattr(classification, "judge", never)
+    monkeypatch.setattr(qa, "judge_exam", never)
+    clf = {"doc_id": 0, "doc": {"id": "r0", "text": "x", "label": "谣言", "task": "rumor"},
+           "filtered_resps": ["结论：谣言"], "reading": {"answer": "谣言", "class": "format", "refused": False}}
+    exam = {"doc_id": 1, "doc": {"id": "e1", "task": "police_exam", "qtype": "单选", "answer": "B",
+                                 "question": "q", "options": [{"key": "A", "text": "x"}, {"key": "B", "text": "y"}]},
+            "filtered_resps": ["[正确答案]A<eoa>"], "reading": {"answer": "A", "class": "content", "refused": False}}
+    [j] = errors.judge_task_samples("m", "demo", "rumor", [clf])
+    assert (j.error_class, j.gold, j.prediction) == ("format", "谣言", "谣言")
+    [j] = errors.judge_task_samples("m", "demo", "police_exam", [exam])
+    assert (j.error_class, j.gold, j.prediction) == ("content", "B", "A")
+    ner = {"doc_id": 2, "doc": {"id": "n1", "task": "drug_ner", "text": "t", "entities": [{"type": "人名", "text": "张三"}]},
+           "filtered_resps": ["x"], "reading": {"answer": [["人名", "张三"]], "class": "correct", "refused": False}}
+    [j] = errors.judge_task_samples("m", "demo", "drug_ner", [ner])
+    assert j.prediction == '[{"type": "人名", "text": "张三"}]' and j.error_class == "correct"
