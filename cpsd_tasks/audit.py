@@ -27,6 +27,7 @@ import argparse
 import csv
 import gzip
 import json
+import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -187,15 +188,42 @@ def _kind(plugin_ok: bool, rule_letters: Optional[str], plugin_letters: Optional
     return "other_answer"
 
 
-def model_rows(corpus: Corpus) -> list[dict]:
+_WORKER_CORPUS: Optional[Corpus] = None
+
+
+def _rows_of(models: list[str]) -> list[dict]:
+    assert _WORKER_CORPUS is not None
+    corpus = _WORKER_CORPUS
+    return model_rows(Corpus(corpus.questions, corpus.summaries, {m: corpus.outputs[m] for m in models},
+                             corpus.published), workers=1)
+
+
+def model_rows(corpus: Corpus, workers: Optional[int] = None) -> list[dict]:
     """One row per model: acc_single per choice set for the plugin and LawBench's rule, the
     published figures, the disagreement kinds, and ``rougeL_word`` on 2-7.
+
+    Args:
+        corpus: the corpus. workers: processes to spread the models over (default: one per CPU;
+            forked, so the corpus is shared, not copied); 1 reads in this process.
 
     Returns:
         Rows with keys ``model``, ``<set>_plugin``, ``<set>_rule``, ``<set>_published``,
         ``<set>_kinds`` (Counter of :data:`KINDS`) for 1-2 and 3-6, and ``2-7_plugin``,
         ``2-7_published`` (``None`` when the model has no 2-7 outputs).
     """
+    workers = workers or os.cpu_count() or 1
+    if workers > 1 and len(corpus.outputs) > 1:
+        import multiprocessing
+
+        global _WORKER_CORPUS
+        _WORKER_CORPUS = corpus
+        models = sorted(corpus.outputs)
+        chunks = [models[i::workers] for i in range(workers)]
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_rows_of, [chunk for chunk in chunks if chunk])
+        _WORKER_CORPUS = None
+        order = {model: n for n, model in enumerate(corpus.outputs)}
+        return sorted((row for part in parts for row in part), key=lambda row: order[row["model"]])
     rows = []
     references: dict[str, list[str]] = {}
     for model, outputs in corpus.outputs.items():
@@ -270,7 +298,7 @@ def render(graded: dict[str, dict[str, ReadingScore]], rows: list[dict], seconds
     lines = ["## Reading against the human-graded set", "",
              "| set | items | reader | accuracy | false credit | missed | wrong letters |",
              "|---|---:|---|---:|---:|---:|---:|"]
-    for name in [n for n in ("dev", "heldout1", "heldout2", "all") if n in graded]:
+    for name in [*sorted(n for n in graded if n != "all"), "all"] if graded else []:
         for reader in ("plugin", "lawbench"):
             s = graded[name][reader]
             lines.append(f"| {name} | {s.n} | {reader} | {s.accuracy:.4f} | {s.false_credit} | "
