@@ -33,18 +33,13 @@ def _is_template(value: Any) -> bool:
 @functools.lru_cache(maxsize=None)
 def our_templates(yaml_dir: str | None = None) -> frozenset[str]:
     """The Jinja templates of every task YAML in ``yaml_dir`` (default: ours), as written there."""
-    import yaml
-
     from cpsd_tasks import YAML_DIR
+    from cpsd_tasks.selection import read_yaml
 
-    class _Loader(yaml.SafeLoader):
-        """Safe YAML that reads ``!function …`` tags as ``None`` (only strings matter here)."""
-
-    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
     found = set()
     folder = Path(yaml_dir) if yaml_dir else YAML_DIR
     for path in sorted([*folder.glob("*.yaml"), *folder.glob("*_yaml")]):
-        cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+        cfg = read_yaml(path, include=False)
         if isinstance(cfg, dict):
             found.update(cfg[f] for f in TEMPLATE_FIELDS if _is_template(cfg.get(f)))
     return frozenset(found)
