@@ -3,43 +3,258 @@
 Every ``lm_eval`` option is accepted unchanged (``cpsd-eval --tasks cpsd_clf --model … ``,
 ``cpsd-eval ls tasks``, ``cpsd-eval validate --tasks cpsd``). ``--include_path`` is added unless
 the user gives one; the harness takes a single folder there, so a user folder replaces ours.
-Bad data (:class:`cpsd_tasks.data.DataError`) ends the run with exit code 2 and the problem list,
-without a traceback. Offline-friendly defaults are set when unset: ``HF_DATASETS_OFFLINE=1`` (our data is local; this
+Offline-friendly defaults are set when unset: ``HF_DATASETS_OFFLINE=1`` (our data is local; this
 avoids a hub look-up that retries for about 50 s without network).
 
-It imports :mod:`cpsd_tasks.backends` first, which registers the ``cpsd-openai-chat`` and
+What ``cpsd-eval`` adds to ``lm_eval run`` (each answered by one line on stderr, exit code 2, no
+traceback, before any task is built):
+
+* no arguments: the usage, at once;
+* ``--tasks``: names and wildcards starting with ``cpsd`` are resolved by
+  :mod:`cpsd_tasks.selection` (``'cpsd_*'`` → ``cpsd``: the twelve tasks once each, never the
+  ``cpsd_ll`` variants); an unknown one (``cpsd_sentimnet``) gets a "did you mean";
+* when every requested task is ours, lm_eval's ~15k built-in tasks are not indexed
+  (:mod:`cpsd_tasks.run`); a run that names a built-in task indexes them as ``lm_eval`` does.
+  One line says which of the two happens;
+* API backends are checked first (:mod:`cpsd_tasks.preflight`): the endpoint accepts a TCP
+  connection and, for the OpenAI backends, ``$OPENAI_API_KEY`` is set. ``--no_preflight`` skips it;
+* bad data (:class:`cpsd_tasks.data.DataError`) and an endpoint that stops answering mid-run end
+  the run with the problem and no traceback.
+
+``cpsd-eval``'s own options, removed before the harness parses the rest: ``--no_preflight``,
+``--index_builtins`` (index the built-in tasks anyway: the harness's own ``run`` code path).
+
+It imports :mod:`cpsd_tasks.backends`, which registers the ``cpsd-openai-chat`` and
 ``cpsd-local-chat`` backends (``--model cpsd-openai-chat``) and keys ``--cache_requests`` on a
-digest of each cpsd task's data and prompt.
+digest of each cpsd task's data and prompt, and installs :func:`cpsd_tasks.prompts.install`
+(our prompt templates compiled once).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import Any, NoReturn, Optional
 
 from cpsd_tasks import YAML_DIR
 
+PROG = "cpsd-eval"
 
-def main() -> None:
-    """Entry point of the ``cpsd-eval`` console script."""
-    argv = sys.argv[1:]
-    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-    if not any(a == "--include_path" or a.startswith("--include_path=") for a in argv):
-        if not argv or argv[0].startswith("-") or argv[0] in ("run", "ls", "validate"):
-            argv = [*argv, "--include_path", str(YAML_DIR)]
-    sys.argv = ["lm-eval", *argv]
-    from lm_eval.__main__ import cli_evaluate
+USAGE = f"""usage: {PROG} --tasks TASKS --model BACKEND --model_args KEY=VALUE,... [lm_eval run options]
+       {PROG} ls tasks | validate --tasks TASKS | run -h   (every lm_eval option)
+
+CPSDBench for lm-evaluation-harness: lm_eval's command line with the cpsd tasks added.
+
+  --tasks       cpsd (all twelve) | cpsd_clf, cpsd_ie, cpsd_qa, cpsd_tg | cpsd_<task> | 'cpsd_*'
+                cpsd_ll: log-likelihood variants (local models only)
+  --model       cpsd-local-chat (any OpenAI-compatible server) | cpsd-openai-chat ($OPENAI_API_KEY)
+                | hf | vllm | any lm_eval backend
+  --model_args  base_url=http://127.0.0.1:8000/v1/chat/completions,model=NAME,num_concurrent=8
+  --apply_chat_template --output_path out --log_samples
+
+cpsd-eval's own options:
+  --no_preflight    skip the check that the API endpoint answers and the key is set
+  --index_builtins  index lm_eval's ~15k built-in tasks even when every task is a cpsd task
+
+offline example, against the rule baseline (prints its port):
+  cpsd-baseline-server --port 8000 &
+  {PROG} --tasks cpsd --model cpsd-local-chat \\
+    --model_args base_url=http://127.0.0.1:8000/v1/chat/completions,model=baseline \\
+    --apply_chat_template --output_path out --log_samples"""
+
+#: cpsd-eval's own flags (no value), removed from argv before the harness parses it.
+OWN_FLAGS = ("--no_preflight", "--index_builtins")
+SUBCOMMANDS = ("run", "ls", "validate")
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``cpsd-eval: <message>`` on stderr (one line) and exit with ``code``."""
+    print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def say(message: str) -> None:
+    """One progress line on stderr."""
+    print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+
+
+def split_own_flags(argv: list[str]) -> tuple[list[str], set[str]]:
+    """``argv`` without :data:`OWN_FLAGS`, and the set of those given."""
+    given = {a for a in argv if a in OWN_FLAGS}
+    return [a for a in argv if a not in OWN_FLAGS], given
+
+
+def has_include_path(argv: list[str]) -> bool:
+    """The user gave ``--include_path``."""
+    return any(a == "--include_path" or a.startswith("--include_path=") for a in argv)
+
+
+def requested(args: Any) -> tuple[list[str], str, dict]:
+    """``(task specs, model, model_args)`` of a parsed ``run``: the command line over ``--config``'s
+    YAML, as ``EvaluatorConfig.from_cli`` merges them (model default ``hf``)."""
+    from_yaml: dict = {}
+    if getattr(args, "config", None):
+        from lm_eval.config.evaluate_config import EvaluatorConfig
+
+        from_yaml = EvaluatorConfig.load_yaml_config(args.config)
+    tasks: Any = getattr(args, "tasks", None) or from_yaml.get("tasks") or []
+    if isinstance(tasks, str):
+        tasks = tasks.split(",")
+    specs = [t for task in tasks for t in str(task).split(",") if t.strip()]
+    model = getattr(args, "model", None) or from_yaml.get("model") or "hf"
+    model_args: Any = getattr(args, "model_args", None) or from_yaml.get("model_args") or {}
+    if isinstance(model_args, str):
+        from lm_eval.utils import simple_parse_args_string
+
+        model_args = simple_parse_args_string(model_args)
+    return specs, str(model), dict(model_args)
+
+
+def connection_failure(err: BaseException) -> Optional[str]:
+    """If ``err`` (or an exception in its chain) is a lost/refused connection, a one-line account."""
+    kinds: list[type] = [ConnectionError]
+    try:
+        import requests
+
+        kinds.append(requests.exceptions.ConnectionError)
+    except ImportError:  # pragma: no cover - the harness needs requests for API models
+        pass
+    try:
+        import aiohttp
+
+        kinds.append(aiohttp.ClientConnectionError)
+    except ImportError:  # pragma: no cover
+        pass
+    seen = set()
+    current: Optional[BaseException] = err
+    found = None
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, tuple(kinds)):
+            found = current
+        current = current.__cause__ or current.__context__
+    if found is None:
+        return None
+    text = " ".join(str(found).split())
+    return f"{type(found).__name__}: {text[:300]}" if text else type(found).__name__
+
+
+def unknown_builtin(message: str) -> str:
+    """One line for the harness's ``Tasks not found: a, b``, with cpsd names close to them."""
+    from cpsd_tasks.selection import local_index, suggest
+
+    missing = [m.strip() for m in message.split(":", 1)[-1].split(",") if m.strip()]
+    names = local_index().names
+    close = [c for m in missing for c in suggest(m, names)]
+    hint = f"did you mean {' or '.join(repr(c) for c in dict.fromkeys(close))}? " if close else ""
+    return (f"unknown task(s) {', '.join(repr(m) for m in missing)}: neither a cpsd task nor one of "
+            f"lm_eval's; {hint}list them with: {PROG} ls tasks")
+
+
+def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
+    """The ``run`` subcommand: resolve tasks, pre-flight, then our run or the harness's."""
+    from cpsd_tasks import preflight, selection
+
+    specs, model, model_args = requested(args)
+    if not specs:
+        fail(f"no --tasks given (e.g. --tasks cpsd, or 'cpsd_*'); usage: {PROG} -h")
+    if user_include:
+        sel = None
+    else:
+        try:
+            sel = selection.resolve(specs, selection.local_index())
+        except selection.UnknownTask as err:
+            fail(str(err))
+        if sel.tasks != specs:
+            args.tasks = sel.tasks
+    if "--no_preflight" not in own:
+        try:
+            preflight.check(model, model_args)
+        except preflight.PreflightError as err:
+            fail(str(err))
+    fast = sel is not None and sel.only_ours and "--index_builtins" not in own
+    running = f"running {', '.join(sel.tasks if sel is not None else specs)}"
+    if sel is not None and sel.notes:
+        running += f" ({'; '.join(sel.notes)})"
+    if fast:
+        say(f"{running}; only the cpsd task folder is indexed, not lm_eval's ~15k built-in tasks")
+    elif sel is None:
+        say(f"{running}; --include_path given: lm_eval indexes it and its ~15k built-in tasks "
+            f"(seconds to minutes)")
+    else:
+        why = ("--index_builtins given" if "--index_builtins" in own
+               else f"{', '.join(sel.others)} {'is' if len(sel.others) == 1 else 'are'} not cpsd")
+        say(f"{running}; {why}: lm_eval indexes its ~15k built-in tasks too (seconds to minutes)")
 
     import cpsd_tasks.backends  # noqa: F401  (registers cpsd-openai-chat / cpsd-local-chat)
+    from cpsd_tasks import prompts
+
+    prompts.install()
+    if fast:
+        from cpsd_tasks.run import execute
+
+        execute(args, sel.tasks)
+        return
+    try:
+        parser.execute(args)
+    except ValueError as err:
+        if str(err).startswith("Tasks not found:"):
+            fail(unknown_builtin(str(err)))
+        raise
+
+
+def _close_progress_bars() -> None:
+    """Close the harness's open tqdm bars (so none redraws after our last line) and end their line."""
+    try:
+        from tqdm import tqdm
+
+        for bar in list(getattr(tqdm, "_instances", [])):
+            bar.close()
+    except Exception:  # noqa: BLE001 - cosmetic only
+        pass
+    print(file=sys.stderr, flush=True)
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Entry point of the ``cpsd-eval`` console script (``argv`` defaults to ``sys.argv[1:]``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        print(USAGE, file=sys.stderr)
+        sys.exit(2)
+    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    argv, own = split_own_flags(argv)
+    if any(a in ("-h", "--help") for a in argv):
+        print(USAGE + "\n\nlm_eval's options follow.\n", flush=True)
+    user_include = has_include_path(argv)
+    if not user_include:
+        if not argv or argv[0].startswith("-") or argv[0] in SUBCOMMANDS:
+            argv = [*argv, "--include_path", str(YAML_DIR)]
+    sys.argv = ["lm-eval", *argv]
+
+    from lm_eval._cli import HarnessCLI
+    from lm_eval.utils import setup_logging
 
     from cpsd_tasks.data import DataError
 
+    setup_logging()
+    parser = HarnessCLI()
+    args = parser.parse_args()
     try:
-        cli_evaluate()
+        if getattr(args, "command", None) == "run":
+            run(parser, args, own, user_include)
+        else:
+            import cpsd_tasks.backends  # noqa: F401
+
+            parser.execute(args)
     except DataError as err:  # bad data: the message is the whole story, no traceback needed
-        print(f"cpsd-eval: {getattr(err, 'headline', 'bad data')}, nothing was sent to the model.\n{err}",
-              file=sys.stderr)
-        sys.exit(2)
+        fail(f"{getattr(err, 'headline', 'bad data')}, nothing was sent to the model.\n{err}")
+    except Exception as err:  # noqa: BLE001 - only a lost endpoint is answered here; the rest re-raised
+        lost = connection_failure(err)
+        if lost is None:
+            raise
+        _close_progress_bars()
+        fail(f"the endpoint did not answer ({lost}); the run stopped. Check that the server is up, "
+             f"then rerun the same command (with --use_cache DIR, answers already received are kept)", code=1)
 
 
 if __name__ == "__main__":
