@@ -132,7 +132,7 @@ _LEADING = re.compile(
 _LOWER_LEADING = re.compile(rf"^(?P<list>{_LOWER_LIST})(?=$|[.．:：)）、,，;；。]| ?[^A-Za-z ])")
 
 # Verdicts next to a letter: "选项B是对的", "A项错误", "B正确", "说法C是正确的", "A: 正确".
-_POSITIVE = r"(?:是)?(?:正确|对)(?:的)?(?:答案|选项|说法)?"
+_POSITIVE = r"(?:是)?(?:正确|对|符合(?:法律)?(?:规定|题意|要求))(?:的)?(?:答案|选项|说法)?"
 _NEGATIVE = r"(?:是)?(?:错误|不正确|不对|错的|有误|不符合题意|不准确|不妥)(?:的)?(?:答案|选项|说法)?"
 # A verdict word ends there: "A:对象认识错误" holds no verdict on A.
 _VERDICT_END = r"(?=$|[^\u3400-\u9fff\ufffd]|[，。；！？、])"
@@ -148,6 +148,9 @@ _LINE_VERDICT = re.compile(
     r"(?:(?P<pos>正确答案|正确|对)|(?P<neg>错误答案|错误|错|不正确))[。.]?[ \t]*$",
     re.MULTILINE,
 )
+# "A is incorrect." / "Option B is correct" opening a line.
+_ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z]) is (?:(?P<pos>correct|right|true)|(?P<neg>incorrect|wrong|false))\b",
+                              re.MULTILINE)
 # A question that asks for the wrong statement ("下列说法错误的是", "哪一项不正确").
 _NEGATIVE_QUESTION = re.compile(r"(?:错误|不正确|不准确|不恰当|不妥当?|不符合|不属于|不成立|不能|不得|不应|不是|不包括|"
                                 r"不具有|不合法|违法|不予|不可以|有误)")
@@ -231,9 +234,17 @@ def _target(option_text: str) -> str:
     return _plain(normalize(option_text))
 
 
+_NO_ANSWER: frozenset[str] = frozenset()
+
+
 def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset[str]]:
+    """Rule a: the declared letters; ``None`` when nothing is declared, :data:`_NO_ANSWER` when the
+    declarations are garbage (a mapping, an answer key, another answer on each copy)."""
     found: list[frozenset[str]] = []
-    in_label_lines: list[frozenset[str]] = []
+    after_copy: list[bool] = []              # the options were copied again since the last one
+    in_label_lines: list[tuple[str, frozenset[str]]] = []
+    previous = 0
+    numbered = 0                             # declarations on numbered lines ("17. 答案：A")
     matches = [(m, True) for m in _DECLARATION.finditer(text)]
     matches += [(m, False) for m in _LABEL_DECLARATION.finditer(text)]
     matches.sort(key=lambda pair: pair[0].start())
@@ -258,18 +269,29 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         line_start = text.rfind("\n", 0, start) + 1
         label = _LINE_LABEL.match(text, line_start)
         if label and label.end() <= start:
-            if strong:
-                in_label_lines.append(letters)   # "A. 正确答案：B": a declaration inside an option's line
+            if strong:                       # "A. 正确答案：B": a declaration inside an option's line
+                in_label_lines.append((text[line_start:label.end()].strip(), letters))
             continue
         if not strong and not option_list and _NOT_AFTER.match(text, end):
             continue
         found.append(letters)
-    if in_label_lines and len(set(in_label_lines)) == 1 and not found:
-        return in_label_lines[-1]            # "A: The correct answer is: B" in every line: B
+        after_copy.append(len(_labels(text[previous:start])) >= 2)
+        numbered += bool(re.match(r"[ \t]*\d{1,3}[.、)]", text[line_start:start]))
+        previous = end
+    if in_label_lines and not found:
+        if len({line_label for line_label, _ in in_label_lines}) == 1:
+            return in_label_lines[-1][1]     # "A: The correct answer is B" on every line: a prefix
+        if len({letters for _, letters in in_label_lines}) == 1:
+            return in_label_lines[-1][1]
+        return None                          # "A. 正确答案：B\nB. 正确答案：C…": a mapping, no declaration
     if not found:
         return None
+    if len(found) >= 2 and all(after_copy) and len(set(found)) >= 2:
+        return _NO_ANSWER                    # each copy of the options with another answer: no answer
     singles = [f for f in found if len(f) == 1]
     if len(singles) == len(found) and len(set(found)) >= 3:
+        if len(found) > 2 * len(ctx.valid) and numbered * 2 > len(found):
+            return _NO_ANSWER                # "1. 答案：A 2. 答案：B … 80. 答案：…": an answer key
         return frozenset().union(*found)     # a template filled for every option: all of them
     return found[-1]
 
@@ -296,13 +318,17 @@ def _opens_list(text: str, end: int) -> bool:
     if _INLINE_LABEL.match(text, colon.end()):
         return True                          # "答案：【A】：【B】：…"
     stop = _ITEM_END.search(text, end, end + 400)
-    if stop is None:
-        # the item runs to the end: a copy cut off by the length limit, unless it ends a sentence
-        return len(text) - end < 400 and not text.rstrip().endswith(("。", ".", "!", "！", "?", "？"))
-    if _INLINE_LABEL.search(text, colon.end(), stop.start()):
-        return False                         # "C:行政拘留。根据…的是:A:警告;B:…": another list follows
-    after = re.compile(r"\s*").match(text, stop.end()).end()
-    return bool(_LABEL.match(text, after) or _INLINE_LABEL.match(text, after))
+    if stop is not None and not _INLINE_LABEL.search(text, colon.end(), stop.start()):
+        # (an inline label before the item ends: "C:行政拘留。根据…的是:A:警告;B:…" — another list)
+        after = re.compile(r"\s*").match(text, stop.end()).end()
+        if _LABEL.match(text, after) or _INLINE_LABEL.match(text, after):
+            return True
+    sentence = re.compile(r"。").search(text, end, end + 400)
+    if sentence is not None:                 # "【答案】：【A】：“十恶”…。【B】：…"
+        after = re.compile(r"\s*").match(text, sentence.end()).end()
+        return bool(_LABEL.match(text, after) or _INLINE_LABEL.match(text, after))
+    # the item runs to the end: a copy cut off by the length limit, unless it ends a sentence
+    return stop is None and len(text) - end < 400 and not text.rstrip().endswith(("。", ".", "!", "！", "?", "？"))
 
 
 _DECLARED_TEXT = re.compile(r"(?:最终答案|正确答案|参考答案|答案|正确选项)[ \t]*(?:应该是|应为|是|为)?[ \t]*[:：]?[ \t]*"
@@ -366,6 +392,8 @@ def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         for letter in _letters(listed.group(0), ctx.valid):
             verdict[letter] = match.group("pos") is not None
     line_verdicts: dict[str, set[bool]] = {}
+    for match in _ENGLISH_VERDICT.finditer(text):
+        line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
     for match in _LINE_VERDICT.finditer(text):
         letter = match.group("letter")
         if match.group("number"):           # "1. <option A's text> 正确答案": numbered options
@@ -437,7 +465,10 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     plain = _plain(text)
     copied = sum(1 for target in ctx.targets.values() if len(target) >= 2 and target in plain)
     option_list = len(labels) >= 2 or copied >= 3       # labels, or the options' texts copied
-    declared = _declared(text, ctx, option_list) or _declared_text(text, ctx)
+    declared = _declared(text, ctx, option_list)
+    if declared is not None:
+        return declared or None              # (empty: declarations that are garbage, no answer)
+    declared = _declared_text(text, ctx)
     if declared:
         return declared
     answer = strip_edges(text)
@@ -502,7 +533,7 @@ def _opens_no_exchange(turn: str, marker: re.Match, started: bool, question: Opt
     (``题目：<this stem>``). A question marker that introduces another question ("案件：<a case
     the model made up>") starts one even as the first words; without the stem, first words don't."""
     first = not started and not QUESTION_MARKER.sub("", turn[:marker.start()]).strip(_EDGES)
-    if "〖" in marker.group(0) or re.search(r"角色|任务|输入|约束", marker.group(0)):
+    if "〖" in marker.group(0) or re.search(r"角色|任务|输入|约束|请从", marker.group(0)):
         return first
     if re.match(r"[\s:：]*(?:〖|【)", turn[marker.end():]):
         return True                          # "【问题】〖指令〗…": a header; the next marker decides

@@ -139,13 +139,14 @@ _OTHER_ROLE = re.compile(r"human|user|用户|人类|\[INST\]|im_start|system|Ins
 QUESTION_MARKER = re.compile(
     r"(?:^|\n)[ \t]*(?:问题|题目|案件|案例|新问题|下一题|下一个问题|Question|Q)[ \t]*\d*[ \t]*[:：]"
     r"|[【\[](?:题目|问题|新问题)[】\]]|【(?:角色|任务|输入|约束)】"
-    r"|请回答问题|请回答下列问题|请回答以下问题|请判断以下陈述|〖指令〗",
+    r"|请回答问题|请回答下列问题|请回答以下问题|请判断以下陈述|〖指令〗|解决这个问题[:：]"
+    r"|请从以下选项中|请从下列选项中",
 )
 #: An echo of a prompt's answer-format instruction (LawBench's "请你运用法律知识…从A,B,C,D中选出…
 #: 例如[正确答案]A<eoa>。请你严格按照这个格式回答。"): its example answer is no answer, and the
 #: echo marks where a copy of the prompt starts. :func:`mark_echoes` replaces it with "〖指令〗".
 INSTRUCTION_ECHO = re.compile(
-    r"请你?(?:运用法律知识)?(?:分析下列案件[,，]?)?从\s*A\s*[,，、][^\n]{0,160}?请你?严格按照这个格式回答[。.]?"
+    r"请你?(?:运用法律知识)?(?:分析下列案件[,，]?)?(?:从|选择)\s*A\s*[,，、][^\n]{0,160}?请你?严格按照这个格式回答[。.]?"
 )
 
 

@@ -48,11 +48,11 @@ def test_reading_against_the_graded_set(corpus):
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
     assert plugin.n == 1710
-    assert plugin.right >= 1679 and plugin.false_credit <= 6 and plugin.wrong_letters <= 4
+    assert plugin.right >= 1689 and plugin.false_credit == 0 and plugin.wrong_letters <= 1
     assert rule.right < 900                                             # LawBench's rule: 0.52
-    for name in ("dev", "heldout1", "heldout2", "heldout3"):           # the sets the reader was built on
+    for name in ("dev", "heldout1", "heldout2", "heldout3"):
         assert scores[name]["plugin"].accuracy >= 0.98, name
-    assert scores["heldout4"]["plugin"].accuracy >= 0.95                # graded after it was frozen
+    assert scores["heldout4"]["plugin"].accuracy >= 0.975               # 0.950 when first measured
 
 
 @needs_corpus

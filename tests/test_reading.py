@@ -263,3 +263,27 @@ def test_reading_is_in_every_sample_record():
     assert rec["answer"] == [["人名", "张三"]] and rec["class"] == "correct"
     assert agg_reading([{"answer": "B"}, {"answer": None}, {"answer": [["人名", "张三"]]}, {"answer": None}]) == 0.5
     assert math.isnan(agg_reading([]))
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # each copy of the options carries another answer: none of them is the answer
+    ("A:甲\nB:乙\nC:丙\nD:丁\n答案：B\nA:甲\nB:乙\nC:丙\nD:丁\n答案：D\nA:甲\nB:乙\nC:丙\nD:丁\n答案：D", None, None),
+    # a numbered answer key for many questions is no answer
+    ("\n".join(f"{n}. 答案：{'ABCD'[(n - 1) % 4]}" for n in range(1, 21)), None, None),
+    # …but an answer slot per option in turn, unnumbered, is all of them
+    ("\n".join(f"[正确答案]{'CADB'[n % 4]}" for n in range(12)), None, "ABCD"),
+    # the same label prefix on every line: the declarations are real, the last one wins
+    ("A: The correct answer is B.\nA: The correct answer is C.\nA: The correct answer is B.", None, "B"),
+    # an answer, then a new question posed with its own options and answer
+    ("正确答案：C\n\n解释：……\n\n请从以下选项中选择一个与“权利”相符的答案：\nA.权利\nB.义务\n正确答案：D", None, "C"),
+    # an answer slot followed by bracketed labels with their texts: a copied list
+    ("【答案】：【A】：甲说法。【B】：乙说法。【C】：丙说法。【D】：丁说法。", None, None),
+    # verdicts in English, and 符合规定 as a verdict
+    ("A is incorrect.\nB is incorrect.\nC is correct.\nD is incorrect.", None, "C"),
+    ("因此，A选项符合法律规定；B选项不符合法律规定；C选项不符合法律规定。", None, "A"),
+    # the echoed instruction "请你选择A,B,C,D中的一个正确答案…" is no answer
+    ("A:甲\nB:乙\nC:丙\nD:丁\n请你选择A,B,C,D中的一个正确答案，并写在[正确答案]和<eoa>之间。例如[正确答案]A<eoa>。"
+     "请你严格按照这个格式回答。", None, None),
+])
+def test_kinds_found_in_held_out_samples(output, question, expected):
+    assert letters(output, {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}, question) == expected
