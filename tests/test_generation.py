@@ -9,7 +9,6 @@ import json
 import logging
 import math
 import random
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -175,14 +174,16 @@ def _long_pair(n: int = 5000) -> tuple[str, str]:
     return out[0], out[1]
 
 
-def test_five_thousand_character_pair_is_fast_and_small():
+def test_five_thousand_character_pair_is_linear_and_small():
+    from growth import assert_linear
+
     hyp, ref = _long_pair()
-    g.text_scores("热身", "热身")  # jieba's dictionary load (about 0.5 s) is not part of the cost
-    started = time.perf_counter()
     scores = g.text_scores(hyp, ref)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 2.0, f"{elapsed:.2f} s for a 5,000-character pair"
     assert all(0.0 < scores[m] < 1.0 for m in ALL_TEXT)
+    # rouge-chinese's own LCS table is quadratic in time and memory (36 s, 4 GB here); ours grows
+    # about linearly at these sizes: rapidfuzz's bit-parallel LCS is n·m/64 word operations, small
+    # next to the rest. The absolute budget for this pair is in scripts/adversarial.py (bench).
+    assert_linear(lambda pair: g.text_scores(*pair), _long_pair, 1250, what="text_scores")
     tracemalloc.start()
     g.text_scores(hyp, ref)
     _, peak = tracemalloc.get_traced_memory()

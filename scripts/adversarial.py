@@ -1,0 +1,142 @@
+#!/usr/bin/env python
+"""Absolute time budgets for adversarial model outputs (part ``adversarial`` of scripts/bench.py).
+
+The tests prove that reading these outputs takes linear time by comparing growth (time at n
+against 4n, tests/growth.py), which a busy machine cannot break. The seconds a user actually
+waits are measured here instead, on the full-size inputs the tests were once timed on:
+
+    python scripts/adversarial.py            # prints a table; exit 1 when a budget is missed
+
+Each case is timed as the best of ``--repeats`` runs (default 3) after one warm-up call of a small
+input (imports, compiled patterns, jieba's dictionary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+
+@dataclass(frozen=True)
+class Case:
+    """One adversarial input: ``fn(make())`` must take at most ``budget`` seconds."""
+
+    name: str
+    fn: Callable[[Any], Any]
+    make: Callable[[], Any]
+    budget: float
+
+
+def _cut(pattern: str, n: int) -> str:
+    return (pattern * (n // len(pattern) + 1))[:n]
+
+
+def _ner_json(k: int) -> str:
+    return json.dumps([{"type": "人名", "text": f"张某{i}"} for i in range(k)], ensure_ascii=False)
+
+
+def _long_pair(n: int = 5000) -> tuple[str, str]:
+    from cpsd_tasks.baseline.rules_tg import sentences
+    from cpsd_tasks.data import load_task_docs
+
+    import random
+
+    pool = [s for t in ("case_summary", "case_report", "legal_analysis") for d in load_task_docs(t)["test"]
+            for s in sentences(d["input"] + d["reference"])]
+    rng = random.Random(0)
+    out = []
+    for _ in range(2):
+        rng.shuffle(pool)
+        text = ""
+        while len(text) < n:
+            text += "".join(pool)
+        out.append(text[:n])
+    return out[0], out[1]
+
+
+def cases() -> list[Case]:
+    """The budgets (moved from tests/test_ie.py, test_qa.py, test_text.py, test_generation.py)."""
+    from cpsd_tasks import generation, ie
+    from cpsd_tasks.qa import extract_choices, judge_exam
+    from cpsd_tasks.text import normalize, strip_think
+
+    def ner(task: str) -> Callable[[str], Any]:
+        return lambda text: ie.parse_output(text, task)
+
+    n = 100_000
+    out = [
+        Case("IE: unclosed strings (json_repair), 100k", ner("drug_ner"), lambda: _cut('[{"type": "人名", "text": "张', n), 1.0),
+        Case("IE: unclosed strings, RE, 100k", ner("drug_re"), lambda: _cut('[{"type": "人名", "text": "张', n), 1.0),
+        Case("IE: list of quotes, 100k", ner("drug_ner"), lambda: '["' * (n // 2), 1.0),
+        Case("IE: 类型:值 line with 100k spaces", ner("drug_ner"), lambda: "人名:a" + " " * n + "b", 1.0),
+        Case("IE: RE line with 100k spaces", ner("drug_re"), lambda: "贩卖给:汪某" + " " * n + ",张某", 1.0),
+        Case("IE: 100k spaces, no colon", ner("drug_ner"), lambda: " " * n + "汪某", 1.0),
+        Case("IE: unclosed fence, 100k", ner("drug_ner"), lambda: "```" + "a" * n, 1.0),
+        Case("IE: 答案 prefix runs, 100k", ner("drug_ner"), lambda: "人名:" + "答案" * (n // 2), 1.0),
+        Case("IE: 100k JSON key", ner("drug_ner"), lambda: json.dumps({"答案" * (n // 2): "汪某"}, ensure_ascii=False), 1.0),
+        Case("IE: 5,000 broken fences", ner("drug_ner"), lambda: '```json\n[{"a":\n```\n' * 5000, 1.0),
+        Case("IE: 600 entities, valid JSON (17k)", ner("drug_ner"), lambda: _ner_json(600), 2.5),
+        Case("IE: 10k unbalanced brackets", ner("drug_ner"), lambda: "[{" * 5000 + "汪某", 2.5),
+        Case("IE: prose then truncated JSON (28k)", ner("drug_ner"),
+             lambda: "这是一段很长的说明文字。" * 900 + _ner_json(600)[:-1] + ',{"type"', 2.5),
+        Case("<think> ×15,000 unclosed: strip_think + normalize", lambda t: (strip_think(t), normalize(t + "x")),
+             lambda: "<think>" * 15000, 1.0),
+        Case("text_scores, 5,000-character pair", lambda pair: generation.text_scores(*pair), _long_pair, 2.0),
+    ]
+    abcd = {k: k for k in "ABCD"}
+    for label, output in (("A B C D ×12,500", "A B C D " * 12500 + "x"), ("A选项B选项 ×20,000", "A选项B选项" * 20000 + "x"),
+                          ("选项A 选项B ×10,000", "选项A 选项B " * 10000 + "x"), ("A 、 ×25,000", "A 、 " * 25000 + "x"),
+                          ("(A) (B) ×12,500", "(A) (B) " * 12500 + "x"), ("答案是 A、×50,000", "答案是" + "A、" * 50000 + "x"),
+                          ("A ×100,000", "A" * 100_000)):
+        out.append(Case(f"QA: extract_choices + judge_exam, {label}",
+                        lambda t: (extract_choices(t, abcd), judge_exam(t, "A", "多选", abcd)),
+                        lambda o=output: o, 1.0))
+    return out
+
+
+def run(repeats: int = 3, only: Optional[str] = None) -> list[dict[str, Any]]:
+    """Time every case (best of ``repeats``).
+
+    Returns:
+        ``[{"case", "seconds", "budget", "ok"}]`` in :func:`cases` order.
+    """
+    import logging
+
+    logging.getLogger("jieba").setLevel(logging.ERROR)
+    rows = []
+    for case in cases():
+        if only and only not in case.name:
+            continue
+        arg = case.make()
+        case.fn(arg if not isinstance(arg, str) else arg[:100])  # warm-up
+        best = float("inf")
+        for _ in range(repeats):
+            started = time.perf_counter()
+            case.fn(arg)
+            best = min(best, time.perf_counter() - started)
+        rows.append({"case": case.name, "seconds": best, "budget": case.budget, "ok": best <= case.budget})
+    return rows
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Print the table; exit status 1 when a budget is missed."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=3, help="runs per case, best counts (default 3)")
+    parser.add_argument("-k", dest="only", help="only cases whose name contains this text")
+    args = parser.parse_args(argv)
+    rows = run(args.repeats, args.only)
+    width = max(len(r["case"]) for r in rows)
+    print(f"| {'case'.ljust(width)} | seconds | budget | status |")
+    print(f"|{'-' * (width + 2)}|---------|--------|--------|")
+    for r in rows:
+        print(f"| {r['case'].ljust(width)} | {r['seconds']:7.3f} | {r['budget']:6.1f} | "
+              f"{'ok' if r['ok'] else 'MISSED':6} |")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
