@@ -201,9 +201,9 @@ def own_turn(text: Optional[str]) -> str:
 
 def written_turn(text: Optional[str]) -> str:
     """The model's own turn as written, for generation metrics: :func:`strip_think`, then the first
-    piece of :func:`turns` that holds a letter, digit or CJK character, whitespace-stripped; no
-    NFKC (BERTScore reads the text as written). ``""`` when the output has no such character:
-    an output that is only punctuation (``。``, ``……``) has nothing to score.
+    piece of :func:`turns` that holds more than whitespace and punctuation, whitespace-stripped;
+    no NFKC (BERTScore reads the text as written). ``""`` when there is none: an output that is
+    only punctuation (``。``, ``……``) has nothing to score.
 
     Args:
         text: raw model output or ``None``.
@@ -212,9 +212,16 @@ def written_turn(text: Optional[str]) -> str:
         The text to score (``"摘要。"`` for ``"摘要。<eoa>\\n<human>: 再写一条"``), or ``""``.
     """
     for piece in turns(_ZERO_WIDTH.sub("", strip_think(text))):
-        if _CONTENT.search(unicodedata.normalize("NFKC", piece)):
+        if _has_text(piece):
             return piece.strip()
     return ""
+
+
+def _has_text(piece: str) -> bool:
+    """Whether a piece holds anything but whitespace and punctuation (emoji or stray control
+    characters are text: garbage to score, not an empty answer)."""
+    return any(not (ch.isspace() or ch in _EDGE_CHARS or unicodedata.category(ch).startswith("P"))
+               for ch in unicodedata.normalize("NFKC", piece))
 
 
 _CONTENT = re.compile(r"[0-9A-Za-z\u3400-\u9fff]")

@@ -481,7 +481,8 @@ def in_process(task, data_dir=None, alpha=0.5, tau=0.8):
     rows = [ie.process_results(d, [RULES[task]({"输入": d["text"]})]) for d in docs]
     set_task_options(task, {})
     return {k: (ie.agg_f1_pooled([r[k] for r in rows]) if isinstance(rows[0][k], list)
-                else sum(r[k] for r in rows) / len(rows)) for k in rows[0]}, len(docs)
+                else sum(r[k] for r in rows) / len(rows))
+            for k in rows[0] if not isinstance(rows[0][k], dict)}, len(docs)   # (reading: a record)
 
 
 def check_run(out, task, expected, n_docs, alpha, tau):
