@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Benchmark of the plugin's own cost (issue 8): prints a table and writes JSON.
 
-    python scripts/bench.py                       # everything, ~3–6 min on 2 cores
+    python scripts/bench.py                       # everything, ~4–8 min on 2 cores
+    python scripts/bench.py --parts startup       # start-up of a cpsd_* run, before/after, ~1–2 min
     python scripts/bench.py --parts scoring,loading --json /tmp/bench.json
     python scripts/bench.py --bertscore tiny      # a tiny random BERT only (fast)
 
@@ -28,8 +29,16 @@ Parts (``--parts``, comma-separated; default all):
   ``--limit`` (480 requests by default), ``num_concurrent`` 1, 8 and 16: request-phase wall time
   against the bound ``requests × 0.05 s / concurrency`` (target ≤ 1.3× at 16).
 * ``loading`` — in a fresh interpreter: importing lm_eval, indexing tasks (with and without the
-  harness's ~15k built-in tasks, which the CLI always indexes) and building every ``--tasks cpsd``
-  task on the stand-in data; peak RSS of that process.
+  harness's ~15k built-in tasks, which ``lm_eval``'s CLI always indexes) and building every
+  ``--tasks cpsd`` task on the stand-in data; peak RSS of that process.
+* ``startup`` — the start-up of a ``cpsd_*`` run before and after ``cpsd-eval`` stopped indexing
+  the built-in tasks, measured side by side in this session: ``--startup-pairs`` interleaved pairs
+  (default 3) of *before* = the harness's own CLI with our folder (``python -m lm_eval
+  --include_path <cpsd yaml> --tasks cpsd``: what ``cpsd-eval`` ran until then; ``cpsd_*`` itself
+  failed there) and *after* = ``cpsd-eval --tasks 'cpsd_*'``, each with ``--limit 1`` (12 requests)
+  against an instant loopback endpoint. Start-up = launch to the first request at the endpoint
+  (imports, task index, task build and data validation, prompts); also the whole run's wall and
+  CPU time. Reported as medians and after/before ratios.
 
 Every CLI run goes to 127.0.0.1 only; nothing is downloaded. The machine's load from other
 processes changes the figures: the JSON records ``os.getloadavg()`` at the start and the end.
@@ -58,7 +67,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 GROUPS = ("cpsd_clf", "cpsd_ie", "cpsd_qa", "cpsd_tg")
-PARTS = ("scoring", "bertscore", "overhead", "latency", "loading")
+PARTS = ("scoring", "bertscore", "overhead", "latency", "loading", "startup")
 GIB = 1024 ** 3
 
 
@@ -257,15 +266,23 @@ def part_scoring(ctx: dict[str, Any]) -> dict[str, Any]:
                      "source": ctx["sources"][spec.id],
                      spec.primary_metric: primary if isinstance(primary, (int, float)) else None})
     # Prompts are not parse+metrics, but a run pays for them too: the harness renders each doc's
-    # Jinja doc_to_text, compiling the template anew every time (lm_eval.utils.apply_template).
-    t0 = time.perf_counter()
-    n_prompts = 0
-    for spec in TASKS.values():
-        task = tasks[spec.harness_name]
-        for doc in paper_docs(task, spec.paper_size):
-            task.doc_to_text(doc)
-            n_prompts += 1
-    prompts = time.perf_counter() - t0
+    # Jinja doc_to_text, compiling the template anew every time (lm_eval.utils.apply_template);
+    # cpsd-eval and cpsd_tasks.task_manager() compile ours once (cpsd_tasks.prompts). Both timed.
+    from cpsd_tasks import prompts as cpsd_prompts
+
+    all_docs = [(tasks[spec.harness_name], paper_docs(tasks[spec.harness_name], spec.paper_size))
+                for spec in TASKS.values()]
+    n_prompts = sum(len(docs) for _, docs in all_docs)
+    prompt_times = {}
+    for mode in ("per_doc", "compiled_once"):
+        (cpsd_prompts.uninstall if mode == "per_doc" else cpsd_prompts.install)()
+        t0 = time.perf_counter()
+        for task, docs in all_docs:
+            for doc in docs:
+                task.doc_to_text(doc)
+        prompt_times[mode] = time.perf_counter() - t0
+    cpsd_prompts.install()
+    prompts = prompt_times["compiled_once"]
     worst = []
     for kind in ("classification", "ner", "re", "reading", "exam", "generation"):
         spec = next(s for s in TASKS.values() if s.kind == kind)
@@ -274,7 +291,8 @@ def part_scoring(ctx: dict[str, Any]) -> dict[str, Any]:
         for label, text in (("100k prose", "这是一段很长的输出。" * 10_000), ("100k one char", "呃" * 100_000)):
             seconds, _ = score_task(task, [doc], [text])
             worst.append({"task": spec.harness_name, "output": label, "seconds": seconds})
-    return {"build_seconds": build, "warmup_seconds": warmup, "prompt_seconds": prompts, "prompts": n_prompts, "tasks": rows, "total_seconds": total,
+    return {"build_seconds": build, "warmup_seconds": warmup, "prompt_seconds": prompts,
+            "prompt_seconds_per_doc_compilation": prompt_times["per_doc"], "prompts": n_prompts, "tasks": rows, "total_seconds": total,
             "samples": n_total, "samples_per_s": n_total / total, "peak_rss_bytes": rss_now_peak(),
             "pathological": worst, "target_seconds": 2.0}
 
@@ -452,6 +470,64 @@ def part_loading(ctx: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def startup_run(ctx: dict[str, Any], server, variant: str) -> dict[str, Any]:
+    """One ``--limit 1`` run of all twelve tasks against ``server``: ``variant`` ``before`` (the
+    harness's CLI with our folder, ``--tasks cpsd``) or ``after`` (``cpsd-eval --tasks 'cpsd_*'``).
+
+    Returns:
+        ``first_request`` (seconds from launch), ``wall``, ``cpu`` (user + system of the child),
+        ``requests`` and the child's ``maxrss``.
+
+    Raises:
+        RuntimeError: the run failed, or did not send the twelve requests.
+    """
+    from cpsd_tasks import YAML_DIR
+
+    meta = json.dumps({"data_dir": str(ctx["data"]), "bertscore_model": "none"})
+    common = ["--model", "local-chat-completions", "--model_args",
+              f"base_url={server.url},model=bench,num_concurrent=4,max_retries=3", "--apply_chat_template",
+              "--limit", "1", "--metadata", meta, "--output_path", tempfile.mkdtemp(dir=ctx["work"], prefix="startup-")]
+    if variant == "before":
+        cmd = [sys.executable, "-m", "lm_eval", "run", "--include_path", str(YAML_DIR), "--tasks", "cpsd", *common]
+    else:
+        cmd = [sys.executable, "-m", "cpsd_tasks.cli", "--tasks", "cpsd_*", *common]
+    server.reset_counts()
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res = run_child(cmd, cli_env(ctx["hf_home"]), cwd=ctx["work"])
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if res["rc"] != 0 or server.requests != 12 or server.first_request_at is None:
+        raise RuntimeError(f"startup run ({variant}) failed ({res['rc']}, {server.requests} requests):\n"
+                           f"{res['stderr'][-3000:]}")
+    return {"variant": variant, "first_request": server.first_request_at - res["started"], "wall": res["wall"],
+            "cpu": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
+            "requests": server.requests, "maxrss": res["maxrss"]}
+
+
+def part_startup(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Part ``startup`` (module docstring): interleaved before/after pairs, medians and ratios."""
+    import statistics
+
+    from fault_server import FaultServer
+
+    pairs = max(1, ctx["args"].startup_pairs)
+    runs: list[dict[str, Any]] = []
+    with FaultServer() as server:
+        for i in range(pairs):
+            order = ("before", "after") if i % 2 == 0 else ("after", "before")  # alternate who goes first
+            for variant in order:
+                runs.append(startup_run(ctx, server, variant))
+    out: dict[str, Any] = {"pairs": pairs, "runs": runs,
+                           "before": "python -m lm_eval run --include_path <cpsd yaml> --tasks cpsd --limit 1",
+                           "after": "cpsd-eval --tasks 'cpsd_*' --limit 1"}
+    for key in ("first_request", "wall", "cpu"):
+        before = statistics.median(r[key] for r in runs if r["variant"] == "before")
+        after = statistics.median(r[key] for r in runs if r["variant"] == "after")
+        out[key] = {"before_seconds": before, "after_seconds": after, "ratio": after / before}
+    out["peak_rss_bytes"] = {v: max((r["maxrss"] or 0) for r in runs if r["variant"] == v) or None
+                             for v in ("before", "after")}
+    return out
+
+
 # --------------------------------------------------------------------------- report
 
 def fmt_mib(n: Optional[float]) -> str:
@@ -474,7 +550,11 @@ def table(results: dict[str, Any]) -> str:
             add(f"  {r['task']} ({r['samples']}, {r['source']})", f"{r['seconds']:.3f} s ({r['samples_per_s']:.0f}/s)")
         add("  one-off warm-up (imports, jieba dictionary)", f"{s['warmup_seconds']:.2f} s")
         add("  task build in-process (12 tasks, stand-in data)", f"{s['build_seconds']:.2f} s")
-        add(f"  prompts: harness doc_to_text (Jinja) for {s['prompts']} docs", f"{s['prompt_seconds']:.2f} s")
+        if "prompt_seconds_per_doc_compilation" in s:
+            add(f"  prompts, {s['prompts']} docs: Jinja compiled per doc (harness) / once (cpsd)",
+                f"{s['prompt_seconds_per_doc_compilation']:.2f} s / {s['prompt_seconds']:.2f} s")
+        else:
+            add(f"  prompts: harness doc_to_text (Jinja) for {s['prompts']} docs", f"{s['prompt_seconds']:.2f} s")
         for w in s["pathological"]:
             add(f"  one {w['output']} output, {w['task']}", f"{w['seconds']:.2f} s")
         add("peak RSS, scoring process (no BERTScore)", fmt_mib(s["peak_rss_bytes"]), "≤ 1 GiB",
@@ -506,11 +586,21 @@ def table(results: dict[str, Any]) -> str:
     ld = results.get("loading")
     if ld:
         add(f"task loading --tasks {ld['tasks_arg']}: import lm_eval + cpsd_tasks", f"{ld['import_seconds']:.2f} s")
-        add("  index, plugin only (Python API) / with built-ins (CLI)",
+        add("  index, plugin only (Python API, cpsd-eval) / with built-ins (lm_eval CLI)",
             f"{ld['plugin_only']['index_seconds']:.2f} s / {ld['defaults']['index_seconds']:.2f} s")
         add(f"  build {ld['plugin_only']['tasks']} tasks (data validation, Arrow)",
             f"{ld['plugin_only']['build_seconds']:.2f} s / {ld['defaults']['build_seconds']:.2f} s")
         add("  peak RSS of the loading process", fmt_mib(ld["peak_rss_bytes"]))
+    st = results.get("startup")
+    if st:
+        fr, wall, cpu = st["first_request"], st["wall"], st["cpu"]
+        add(f"start-up of a cpsd_* run, launch → first request, before / after (median, {st['pairs']} pairs)",
+            f"{fr['before_seconds']:.1f} s / {fr['after_seconds']:.1f} s = {fr['ratio']:.2f}×")
+        add("  whole --limit 1 run, wall / CPU, before → after",
+            f"{wall['before_seconds']:.1f} → {wall['after_seconds']:.1f} s ({wall['ratio']:.2f}×) / "
+            f"{cpu['before_seconds']:.1f} → {cpu['after_seconds']:.1f} s ({cpu['ratio']:.2f}×)")
+        add("  peak RSS before / after", f"{fmt_mib(st['peak_rss_bytes']['before'])} / "
+            f"{fmt_mib(st['peak_rss_bytes']['after'])}")
     w = [max(len(r[i]) for r in rows + [("measure", "value", "target", "status")]) for i in range(4)]
     lines = ["| " + " | ".join(h.ljust(w[i]) for i, h in enumerate(("measure", "value", "target", "status"))) + " |",
              "|" + "|".join("-" * (x + 2) for x in w) + "|"]
@@ -531,6 +621,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--bertscore-layers", type=int, default=8, help="layer for --bertscore-model (default 8)")
     parser.add_argument("--latency-requests", type=int, default=480, help="requests per latency run (default 480)")
     parser.add_argument("--overhead-concurrency", type=int, default=8, help="num_concurrent of the full run (default 8)")
+    parser.add_argument("--startup-pairs", type=int, default=3,
+                        help="interleaved before/after pairs of the startup part (default 3, ~1-2 min)")
     args = parser.parse_args(argv)
     parts = [p for p in args.parts.split(",") if p]
     unknown = set(parts) - set(PARTS)
@@ -562,7 +654,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         }
         funcs: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "scoring": part_scoring, "bertscore": part_bertscore, "overhead": part_overhead,
-            "latency": part_latency, "loading": part_loading}
+            "latency": part_latency, "loading": part_loading, "startup": part_startup}
         for part in PARTS:  # fixed order: scoring first, so its RSS is measured before BERTScore
             if part in parts:
                 print(f"[bench] {part} …", file=sys.stderr, flush=True)
