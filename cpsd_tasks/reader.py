@@ -300,7 +300,20 @@ def normalize(text: Optional[str]) -> str:
     Returns:
         The normalised string; ``""`` for ``None``/empty input.
     """
+    if text is not None and len(text) <= _CACHED_UP_TO:
+        return _normalize_short(text)        # IE keys and values, labels, gold strings: repeated
+    return _normalize(text)
+
+
+#: Strings up to this length are normalised through a cache (a pure function of the string).
+_CACHED_UP_TO = 256
+
+
+def _normalize(text: Optional[str]) -> str:
     return strip_edges(HTML_TAG.sub("", canonical_declarations(fold_traditional(own_turn(text)))))
+
+
+_normalize_short = functools.lru_cache(maxsize=65536)(_normalize)
 
 
 def strip_edges(text: str) -> str:
