@@ -81,6 +81,7 @@ PUBLISHED = "published"
 PAPER_MARK = "†"
 DEMO_MARK = "‡"
 UNKNOWN_MARK = "§"
+RESCORED_MARK = "ʳ"
 PAPER_NOTE = (f"{PAPER_MARK} published figures of the CPSDBench paper (Tong et al. 2024, arXiv:2402.07234, "
               "Tables 3–8), measured by its authors on the PRIVATE CPSDBench data; scores on any other "
               "data are not comparable with them.")
@@ -226,6 +227,7 @@ def read_jsonl_lines(path: Path) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- loading runs
 
 _RESULTS_RE = re.compile(r"^results_(?P<ts>.+)\.json$")
+_RESCORED_GLOB = "rescored_*.json"
 _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<ts>[^_]+)\.jsonl$")
 
 
@@ -242,6 +244,8 @@ class TaskRun:
         n: documents scored (``n-samples.effective``), or ``None``.
         samples_path: the sample log, or ``None`` without ``--log_samples``.
         data: ``demo``, ``unknown`` or the data folder the docs came from (``/data/cpsd``).
+        rescored: ``{metric: "how"}`` for the values filled in from a ``rescored_*.json`` of
+            ``cpsd-rescore`` (the run's own value was missing), ``how`` naming the BERT model.
     """
 
     task: str
@@ -253,6 +257,7 @@ class TaskRun:
     n: Optional[int]
     samples_path: Optional[Path]
     data: str = UNKNOWN
+    rescored: dict[str, str] = field(default_factory=dict)
     _samples: Optional[list[dict[str, Any]]] = field(default=None, repr=False)
 
     @property
@@ -285,6 +290,7 @@ class Run:
         tasks: ``{task id: TaskRun}``; later result files override earlier ones for the same task.
         limit: the run's ``--limit`` (``None`` for a full run).
         results_files: the result files read, oldest first.
+        rescored_files: the ``cpsd-rescore`` outputs whose figures were used.
     """
 
     name: str
@@ -294,6 +300,7 @@ class Run:
     tasks: dict[str, TaskRun]
     limit: Any = None
     results_files: list[Path] = field(default_factory=list)
+    rescored_files: list[Path] = field(default_factory=list)
 
 
 def parse_model_args(model_args: Any) -> dict[str, Any]:
@@ -418,7 +425,8 @@ def find_result_files(path: Path) -> dict[Path, list[Path]]:
     return {k: sorted(v, key=lambda p: p.name) for k, v in sorted(groups.items())}
 
 
-def load_run(folder: Path, results_files: Optional[Sequence[Path]] = None, name: Optional[str] = None) -> Run:
+def load_run(folder: Path, results_files: Optional[Sequence[Path]] = None, name: Optional[str] = None,
+             rescored: Sequence[Path] = ()) -> Run:
     """Load one model's run from its folder (results JSONs and their sample logs).
 
     Several result files in one folder (e.g. ``cpsd_clf`` and ``cpsd_ie`` run separately) are
@@ -454,9 +462,90 @@ def load_run(folder: Path, results_files: Optional[Sequence[Path]] = None, name:
         tasks.update(_task_runs(results, samples_files))
         last = results
     config = last.get("config") or {}
-    return Run(name=name or model_name(last, folder.name), path=folder, model=str(config.get("model", "")),
-               model_args=config.get("model_args"), tasks=tasks, limit=config.get("limit"),
-               results_files=sorted(files, key=lambda p: p.name))
+    run = Run(name=name or model_name(last, folder.name), path=folder, model=str(config.get("model", "")),
+              model_args=config.get("model_args"), tasks=tasks, limit=config.get("limit"),
+              results_files=sorted(files, key=lambda p: p.name))
+    apply_rescored(run, [*find_rescored(folder), *rescored])
+    return run
+
+
+def is_rescored_file(data: Any) -> bool:
+    """True for the JSON written by ``cpsd-rescore`` (``{"runs": {...}}``, no ``results``)."""
+    return isinstance(data, dict) and isinstance(data.get("runs"), dict) and "results" not in data
+
+
+def find_rescored(folder: Path) -> list[Path]:
+    """The ``rescored_<time>.json`` files of ``cpsd-rescore`` for a run folder: in the folder itself
+    and in the folder above it (``cpsd-rescore OUT`` writes into ``OUT``, the run is ``OUT/<model>``),
+    oldest first."""
+    found = {p.resolve() for d in (folder, folder.parent) for p in Path(d).glob(_RESCORED_GLOB)}
+    return sorted(found, key=lambda p: p.name)
+
+
+def _rescored_entries(path: Path, folder: Path) -> dict[str, dict[str, Any]]:
+    """``{harness task name: rescored row}`` of the entries of ``path`` that rescored ``folder``."""
+    try:
+        data = loads_clean(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError) as err:
+        log.warning("%s: not read (%s)", path, err)
+        return {}
+    if not is_rescored_file(data):
+        return {}
+    target = folder.resolve()
+    out: dict[str, dict[str, Any]] = {}
+    for name, entry in data["runs"].items():
+        if not isinstance(entry, dict):
+            continue
+        places = {(path.parent / name).resolve()}
+        if entry.get("folder"):
+            places.add(Path(entry["folder"]).resolve())
+        if target in places:
+            out.update({k: v for k, v in (entry.get("results") or {}).items() if isinstance(v, dict)})
+    return out
+
+
+def apply_rescored(run: Run, paths: Sequence[Path]) -> None:
+    """Fill a run's missing values (NaN BERTScore, ``score`` of the generation tasks …) from
+    ``cpsd-rescore`` outputs, newest last so it wins. Only values the run itself lacks are filled,
+    and only from the rescoring of the same sample log the run wrote (matched by file name)."""
+    missing = {task: {m for m, v in tr.metrics.items() if v is None} for task, tr in run.tasks.items()}
+    for path in sorted({Path(p).resolve() for p in paths}, key=lambda p: p.name):
+        for harness_name, row in _rescored_entries(path, run.path).items():
+            task = _task_id(harness_name)
+            tr = run.tasks.get(task) if task else None
+            if tr is None:
+                continue
+            source = Path(str(row.get("source", ""))).name
+            if tr.samples_path is not None and source and source != tr.samples_path.name:
+                continue  # the rescoring of another run (older sample log) in the same folder
+            how = f"{row.get('bertscore_config') or 'BERTScore model not recorded'}; {path.name}"
+            used = False
+            for metric, value in row.items():
+                number = to_number(value) if not isinstance(value, bool) else None
+                if metric in ("n", "seconds") or number is None:
+                    continue
+                if metric in missing[task] or metric not in tr.metrics:
+                    missing[task].add(metric)
+                    tr.metrics[metric] = number
+                    tr.rescored[metric] = how
+                    used = True
+            if used and path not in run.rescored_files:
+                run.rescored_files.append(path)
+
+
+def _runs_of_rescored(path: Path, data: dict[str, Any]) -> list[Run]:
+    """The runs a ``cpsd-rescore`` output names, loaded with its figures applied."""
+    runs: list[Run] = []
+    for name, entry in data["runs"].items():
+        folder = Path(entry["folder"]) if isinstance(entry, dict) and entry.get("folder") else path.parent / name
+        if not folder.is_dir() or not any(folder.glob("results_*.json")):
+            raise FileNotFoundError(
+                f"{path} is a cpsd-rescore output; the run it rescored ({folder}) has no results_*.json "
+                "here. Pass the run's --output_path folder instead (its rescored_*.json is read with it)")
+        runs.append(load_run(folder, rescored=[path]))
+    if not runs:
+        raise ValueError(f"{path}: a cpsd-rescore output that names no run")
+    return runs
 
 
 def load_runs(paths: Sequence[Path | str], names: Optional[Sequence[str]] = None) -> list[Run]:
@@ -474,7 +563,16 @@ def load_runs(paths: Sequence[Path | str], names: Optional[Sequence[str]] = None
     """
     runs: list[Run] = []
     for p in paths:
-        for folder, files in find_result_files(Path(p)).items():
+        p = Path(p)
+        if p.is_file() and p.suffix == ".json":
+            data = loads_clean(p.read_text(encoding="utf-8", errors="replace"))
+            if is_rescored_file(data):
+                runs += _runs_of_rescored(p, data)
+                continue
+            if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+                raise ValueError(f"{p}: not a results file of lm-eval (no 'results'); pass the run's "
+                                 "--output_path folder or its results_<time>.json")
+        for folder, files in find_result_files(p).items():
             runs.append(load_run(folder, files))
     for run, name in zip(runs, names or ()):
         run.name = name
@@ -538,6 +636,7 @@ class Row:
     run: Optional[Run] = None
     tasks: dict[str, TaskRun] = field(default_factory=dict)
     ci: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    rescored: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def is_paper(self) -> bool:
@@ -589,7 +688,8 @@ def build_rows(runs: Sequence[Run], with_paper: bool = False) -> list[Row]:
             by_data.setdefault(tr.data, {})[task] = tr
         for data, tasks in by_data.items():
             values = {(t, m): v for t, tr in tasks.items() for m, v in tr.metrics.items()}
-            rows.append(Row(run.name, data, values, run, tasks))
+            rescored = {(t, m): how for t, tr in tasks.items() for m, how in tr.rescored.items()}
+            rows.append(Row(run.name, data, values, run, tasks, rescored=rescored))
     if len({r.name for r in rows}) < len(rows):  # a run split over data sources: say which is which
         for r in rows:
             if sum(o.name == r.name for o in rows) > 1 and r.data not in (DEMO,):
@@ -1028,6 +1128,8 @@ def fmt(value: Optional[float], digits: int = 4) -> str:
 def _cell(row: Row, col: Column, with_ci: bool) -> str:
     value = row.value(col.task, col.metric)
     text = fmt(value)
+    if text and (col.task, col.metric) in row.rescored:
+        text += RESCORED_MARK
     ci = row.ci.get((col.task, col.metric))
     if with_ci and ci is not None and text:
         text += f" [{ci[0]:.3f}, {ci[1]:.3f}]"
@@ -1052,6 +1154,10 @@ def table_notes(rows: Sequence[Row], with_ci: bool = False, n_boot: int = DEFAUL
     for r in rows:
         if r.run is not None and r.run.limit is not None:
             notes.append(f"{r.label}: partial run (--limit {r.run.limit}).")
+    rescored = sorted({(r.label, how) for r in rows for how in r.rescored.values()})
+    for label, how in rescored:
+        notes.append(f"{RESCORED_MARK} {label}: rescored after the run by cpsd-rescore from its sample log "
+                     f"(the run's own value was missing) with {how}.")
     notes += signature_notes(rows)
     if with_ci:
         notes.append(f"[low, high] = 95 % percentile bootstrap CI over documents from the sample log "
@@ -1151,7 +1257,7 @@ def read_csv_table(text: str) -> list[dict[str, Optional[float] | str]]:
 
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  PAPER_MARK: r"$^\dagger$", DEMO_MARK: r"$^\ddagger$", UNKNOWN_MARK: r"\S{}",
+                  PAPER_MARK: r"$^\dagger$", RESCORED_MARK: r"$^r$", DEMO_MARK: r"$^\ddagger$", UNKNOWN_MARK: r"\S{}",
                   "–": "--", "—": "---"}
 
 
@@ -1276,6 +1382,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if bad:
             raise ValueError(f"unknown format(s) {', '.join(sorted(bad))}; use md, csv, latex")
         runs = load_runs(args.runs, args.name)
+        if not any(run.tasks for run in runs):
+            raise ValueError("no CPSDBench task (cpsd_*) in " + ", ".join(str(p) for p in args.runs))
         rows = build_rows(runs, with_paper=args.with_paper)
         if args.ci:
             add_cis(rows, tables, args.bootstrap, args.seed)

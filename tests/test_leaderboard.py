@@ -683,3 +683,76 @@ def test_error_analysis_reads_the_logged_reading(monkeypatch):
            "filtered_resps": ["x"], "reading": {"answer": [["人名", "张三"]], "class": "correct", "refused": False}}
     [j] = errors.judge_task_samples("m", "demo", "drug_ner", [ner])
     assert j.prediction == '[{"type": "人名", "text": "张三"}]' and j.error_class == "correct"
+
+
+# --------------------------------------------------------------------------- rescored results
+
+def _rescored_run(tmp_path: Path) -> tuple[Path, Path]:
+    """A hand-made run OUT/m whose case_summary BERTScore is NaN, and cpsd-rescore's output in OUT."""
+    out = tmp_path / "out"
+    sample = {"doc_id": 0, "doc": {"id": "g0", "task": "case_summary", "input": "案情", "reference": "张某贩卖毒品。"},
+              "filtered_resps": ["张某贩卖毒品。"], "filter": "none"}
+    folder = write_results(out / "m", {"cpsd_case_summary": {"bertscore_f1,none": float("nan"), "score,none": float("nan"),
+                                                            "bleu_char,none": 0.1}},
+                           {"model": "通义千问"}, samples={"cpsd_case_summary": [sample]})
+    samples_file = next(folder.glob("samples_cpsd_case_summary_*.jsonl"))
+    rescored = out / "rescored_2026-01-02T00-00-00.json"
+    rescored.write_text(json.dumps({"created": "2026-01-02T00:00:00", "runs": {"m": {"results": {"cpsd_case_summary": {
+        "source": str(samples_file), "bertscore_f1": 0.8123, "score": 0.8123, "bleu_char": 0.5,
+        "bertscore_config": "/models/bert-base-chinese, layer 8, bert-score 0.3.13", "n": 1}}, "groups": {}}}},
+        ensure_ascii=False), encoding="utf-8")
+    return out, rescored
+
+
+def test_rescored_figures_fill_the_runs_nan_and_are_marked(tmp_path):
+    out, rescored = _rescored_run(tmp_path)
+    (run,) = lb.load_runs([out])
+    tr = run.tasks["case_summary"]
+    assert tr.metrics["bertscore_f1"] == 0.8123 and tr.metrics["score"] == 0.8123
+    assert tr.metrics["bleu_char"] == 0.1  # the run's own value is kept
+    assert set(tr.rescored) == {"bertscore_f1", "score"} and run.rescored_files == [rescored.resolve()]
+    rows = lb.build_rows([run])
+    t6 = md_rows(lb.to_markdown(lb.TABLES[3], rows))
+    assert t6["通义千问 | unknown§"][:2] == ["0.8123ʳ", "0.1000"]
+    notes = "\n".join(lb.table_notes(rows))
+    assert "rescored after the run by cpsd-rescore" in notes and "/models/bert-base-chinese, layer 8" in notes
+    assert lb.dimension_scores(rows[0])["TG BERTScore F1"] == pytest.approx(0.8123)
+    assert "$^r$" in lb.to_latex(lb.TABLES[3], rows)
+    # The model folder alone finds the rescoring one level up too; a newer run's log is not matched.
+    assert lb.load_runs([out / "m"])[0].tasks["case_summary"].metrics["bertscore_f1"] == 0.8123
+    data = json.loads(rescored.read_text(encoding="utf-8"))
+    data["runs"]["m"]["results"]["cpsd_case_summary"]["source"] = "samples_cpsd_case_summary_OTHER.jsonl"
+    rescored.write_text(json.dumps(data), encoding="utf-8")
+    assert lb.load_runs([out])[0].tasks["case_summary"].metrics["bertscore_f1"] is None
+
+
+def test_rescored_json_passed_as_a_run(tmp_path, capsys):
+    out, rescored = _rescored_run(tmp_path)
+    assert lb.main([str(rescored), "--tables", "6"]) == 0
+    assert "| 通义千问 | unknown§ | 0.8123ʳ |" in capsys.readouterr().out
+    # Moved away from its run: a clear error, exit 2, never empty tables.
+    moved = tmp_path / rescored.name
+    moved.write_text(rescored.read_text(encoding="utf-8").replace(str(out), str(tmp_path / "gone")), encoding="utf-8")
+    assert lb.main([str(moved)]) == 2
+    err = capsys.readouterr().err
+    assert "is a cpsd-rescore output" in err and "Pass the run's --output_path folder" in err
+    other = tmp_path / "other.json"
+    other.write_text('{"a": 1}', encoding="utf-8")
+    assert lb.main([str(other)]) == 2
+    assert "not a results file" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    write_results(empty, {"arc_easy": {"acc,none": 0.5}}, {"model": "x"})
+    assert lb.main([str(empty)]) == 2
+    assert "no CPSDBench task" in capsys.readouterr().err
+
+
+def test_rescore_is_installed_and_the_script_is_a_shim():
+    import importlib.util
+
+    from cpsd_tasks import rescore
+
+    spec = importlib.util.spec_from_file_location("cpsd_rescore_shim", ROOT / "scripts" / "rescore.py")
+    shim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shim)
+    assert shim.main is rescore.main and shim.find_runs is rescore.find_runs
+    assert "cpsd-rescore = cpsd_tasks.rescore:main" in (ROOT / "setup.cfg").read_text(encoding="utf-8")
