@@ -494,3 +494,40 @@ def test_accelerate_two_cpu_processes_match_single_process(models, hf_cache, all
     for task in [*paper, *ll]:
         ids_single = sorted(s["doc"]["id"] for s in base_run["samples"][task])
         assert sorted(s["doc"]["id"] for s in run["samples"][task]) == ids_single, task
+
+
+# --------------------------------------------------------------------------- README's CPU recipe
+
+def test_fit_budget_rule():
+    from cpsd_tasks.hf_backend import fit_budget
+
+    assert fit_budget(64, 1024, 900) == 64            # fits: untouched (the harness cuts the prompt)
+    assert fit_budget(2048, 1024, 300) == 724         # max_length minus the longest prompt
+    assert fit_budget(1024, 1024, 300) == 724         # "must be less than": equal does not fit
+    assert fit_budget(2048, 1024, 1000) == 256        # at least a quarter of the context
+    assert fit_budget(8, 1, 5) == 1
+
+
+def test_readme_cpu_recipe_with_the_documented_tiny_model(tmp_path, hf_home):
+    """README's CPU command as printed (``--limit`` smaller), on the model built as docs/local_models.md
+    says (``python tests/tiny_models.py DIR``: 1024 positions, below the tasks' 2048-token budget)."""
+    model = tmp_path / "tiny-chat"
+    subprocess.run([sys.executable, str(Path(tiny_models.__file__)), str(model)], check=True,
+                   capture_output=True, timeout=600)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "cpsd_tasks.cli", "--model", "cpsd-hf", "--model_args",
+           f"pretrained={model},dtype=float32", "--device", "cpu", "--batch_size", "4", "--tasks", "cpsd_rumor",
+           "--apply_chat_template", "--limit", "2", "--output_path", str(out)]
+    env = dict(os.environ, HF_HOME=str(hf_home), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1",
+               TOKENIZERS_PARALLELISM="false")
+    env.pop("CPSD_DATA_DIR", None)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "must be less than" not in proc.stderr
+    assert "cpsd_rumor: max_gen_toks 2048 does not fit the model's context (max_length 1024)" in proc.stderr
+    (results,) = out.rglob("results_*.json")
+    data = json.loads(results.read_text(encoding="utf-8"))
+    capped = data["config"]["cpsd_backend"]["max_gen_toks_capped"]["cpsd_rumor"]
+    assert capped["requested"] == 2048 and capped["max_length"] == 1024
+    assert capped["used"] == 1024 - capped["longest_prompt"] and capped["used"] > 0
+    assert data["n-samples"]["cpsd_rumor"]["effective"] == 2
