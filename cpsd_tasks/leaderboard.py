@@ -715,6 +715,13 @@ def dimension_scores(row: Row) -> dict[str, Optional[float]]:
     return out
 
 
+def dimension_coverage(row: Row) -> dict[str, tuple[int, int]]:
+    """``{dimension: (tasks with a value, tasks of the dimension)}``: a dimension score from fewer
+    tasks than the dimension has (a run that did 1 of 4 classification tasks) is partial."""
+    return {dim: (sum(row.value(t, metric) is not None for t in tasks), len(tasks))
+            for dim, (tasks, metric) in DIMENSIONS.items()}
+
+
 # --------------------------------------------------------------------------- aggregations
 
 class _Fn(str):
@@ -1449,6 +1456,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         pngs = [f for f in figures if f.suffix == ".png"]
         if pngs:
             parts.append("## Figures\n\n" + "\n".join(f"![{f.stem}](figures/{f.name})" for f in pngs) + "\n")
+            key = plots.name_key(rows)
+            if key:
+                parts.append("No CJK font was found for the figures; their model names stand for:\n\n"
+                             + "\n".join(f"- {a} = {b}" for a, b in key) + "\n")
         path.write_text("\n".join(parts), encoding="utf-8")
         written.append(path)
     print(f"cpsd-leaderboard: wrote {len(written)} files to {out}", file=sys.stderr)

@@ -13,9 +13,14 @@
   Figure 4); skipped with a note when no IE sample log exists.
 
 Chinese text needs a CJK font. One is looked up among the installed fonts (or named by
-``$CPSD_PLOT_FONT``; ``none`` forces the fallback). Without one, labels fall back to English and
-CJK characters are dropped from model names, so a machine without CJK fonts still gets readable
-figures and no crash.
+``$CPSD_PLOT_FONT``; ``none`` forces the fallback); CI installs the Debian package
+``fonts-wqy-microhei`` (``apt-get install fonts-wqy-microhei``), found here by family or file name.
+Without one, labels fall back to English and a model name with Chinese characters is drawn as
+``model N`` (its ASCII part in brackets, if any); the key ``model N`` → full name is logged as a
+WARNING and written to ``model_names.csv`` beside the figures, so no name vanishes.
+
+On the radar, a dimension a row scored from only some of its tasks (1 of 4 classification tasks)
+is drawn with a hollow marker and named in the legend (``partial: CLF acc 1/4 tasks``).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ import numpy as np  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 
 from cpsd_tasks.errors import error_counts, judge_rows  # noqa: E402
-from cpsd_tasks.leaderboard import DEMO, DIMENSIONS, TASK_TITLES, dimension_scores  # noqa: E402
+from cpsd_tasks.leaderboard import DEMO, DIMENSIONS, TASK_TITLES, dimension_coverage, dimension_scores  # noqa: E402
 from cpsd_tasks.tasks import TASKS  # noqa: E402
 from cpsd_tasks.taxonomy import ERROR_CLASSES  # noqa: E402
 
@@ -136,7 +141,51 @@ def safe(name: str, fallback: str = "") -> str:
 
 
 def _names(rows: Sequence["Row"]) -> list[str]:
-    return [safe(r.label, f"model {i}") for i, r in enumerate(rows, 1)]
+    """Names drawn in the figures: the row labels, or without a CJK font ``model N`` (plus the
+    label's ASCII part in brackets) for a label with Chinese characters (see :func:`name_key`)."""
+    if use_cjk():
+        return [r.label for r in rows]
+    out = []
+    for i, r in enumerate(rows, 1):
+        if _CJK.search(r.label):
+            rest = safe(r.label)
+            out.append(f"model {i}" + (f" ({rest})" if rest else ""))
+        else:
+            out.append(r.label)
+    return out
+
+
+def name_key(rows: Sequence["Row"]) -> list[tuple[str, str]]:
+    """``[(name drawn, full model name)]`` for every row whose name the figures could not draw."""
+    return [(shown, r.label) for shown, r in zip(_names(rows), rows) if shown != r.label]
+
+
+def write_name_key(rows: Sequence["Row"], out_dir: Path) -> list[Path]:
+    """Without a CJK font: log the key of ``model N`` names and write ``model_names.csv``
+    (UTF-8 with BOM, so spreadsheet programs show the Chinese names). ``[]`` when not needed."""
+    key = name_key(rows)
+    if not key:
+        return []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "model_names.csv"
+    path.write_text("figure name,model\n" + "".join(f'"{a}","{b.replace(chr(34), chr(34) * 2)}"\n'
+                                                     for a, b in key), encoding="utf-8-sig")
+    log.warning("no CJK font for the figures (apt-get install fonts-wqy-microhei, or $%s): Chinese "
+                "model names are drawn as %s; key in %s", FONT_ENV,
+                "; ".join(f"{a} = {b}" for a, b in key), path)
+    return [path]
+
+
+def radar_label(name: str, row: "Row") -> str:
+    """The radar legend entry of a row: its name, plus the dimensions it lacks and the partial
+    ones (scored from some of their tasks only)."""
+    scores, coverage = dimension_scores(row), dimension_coverage(row)
+    n_dims = sum(v is not None for v in scores.values())
+    notes = [] if n_dims == len(DIMENSIONS) else [f"{n_dims}/{len(DIMENSIONS)} dimensions"]
+    partial = [f"{d} {have}/{total} tasks" for d, (have, total) in coverage.items() if 0 < have < total]
+    if partial:
+        notes.append("partial: " + ", ".join(partial))
+    return name + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def _display_names(rows: Sequence["Row"]) -> dict[str, str]:
@@ -223,10 +272,12 @@ def plot_radar(rows: Sequence["Row"], out_dir: Path, stem: str = "radar") -> lis
         else:
             color = colors(k % 10)
             k += 1
-            n_dims = int(np.sum(~np.isnan(vals[:-1])))
-            shown = name if n_dims == len(dims) else f"{name} ({n_dims}/{len(dims)} dimensions)"
-            ax.plot(closed, vals, color=color, linewidth=2, marker="o", label=shown)
+            ax.plot(closed, vals, color=color, linewidth=2, marker="o", label=radar_label(name, row))
             ax.fill(closed[~np.isnan(vals)], vals[~np.isnan(vals)], color=color, alpha=0.08)
+            coverage = dimension_coverage(row)
+            part = [i for i, d in enumerate(dims) if 0 < coverage[d][0] < coverage[d][1]]
+            if part:  # partial dimensions: hollow markers
+                ax.scatter(angles[part], vals[part], s=60, facecolors="white", edgecolors=color, zorder=3)
     missing = [all(s[d] is None for s in scores) for d in dims]
     ax.set_xticks(angles)
     ax.set_xticklabels([d + ("\n(no data)" if m else "") for d, m in zip(dims, missing)])
@@ -466,6 +517,8 @@ def make_all(rows: Sequence["Row"], out_dir: Path,
         except Exception as err:  # noqa: BLE001 - one bad figure must not lose the others
             log.warning("figure %s failed: %s: %s", name, type(err).__name__, err)
             plt.close("all")
+    if written:
+        written += write_name_key(rows, out_dir)
     return written
 
 

@@ -756,3 +756,54 @@ def test_rescore_is_installed_and_the_script_is_a_shim():
     spec.loader.exec_module(shim)
     assert shim.main is rescore.main and shim.find_runs is rescore.find_runs
     assert "cpsd-rescore = cpsd_tasks.rescore:main" in (ROOT / "setup.cfg").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- figures: names and partial dimensions
+
+def test_chinese_names_get_a_key_without_cjk_font_and_partial_dimensions_are_marked(tmp_path, monkeypatch, caplog):
+    write_results(tmp_path / "a", {"cpsd_rumor": {"acc,none": 0.75}, "cpsd_drug_ner": {"f1,none": 0.5},
+                                   "cpsd_fraud_ner": {"f1,none": 0.3}, "cpsd_drug_re": {"f1,none": 0.2}},
+                  {"model": "通义千问"})
+    write_results(tmp_path / "b", {c: {"acc,none": 0.5} for c in ("cpsd_sentiment", "cpsd_rumor", "cpsd_fraud_detection",
+                                                                  "cpsd_incident_classification")},
+                  {"model": "Qwen (文心)"})
+    write_results(tmp_path / "c", {"cpsd_rumor": {"acc,none": 0.5}}, {"model": "gpt-4o"})
+    rows = lb.build_rows(lb.load_runs([tmp_path / "a", tmp_path / "b", tmp_path / "c"]))
+    assert lb.dimension_coverage(rows[0])["CLF acc"] == (1, 4) and lb.dimension_coverage(rows[1])["CLF acc"] == (4, 4)
+    assert plots.radar_label("x", rows[0]) == "x (2/4 dimensions; partial: CLF acc 1/4 tasks)"
+    assert plots.radar_label("y", rows[1]) == "y (1/4 dimensions)"
+    monkeypatch.setenv(plots.FONT_ENV, "none")
+    plots.reset_font_cache()
+    try:
+        assert plots.name_key(rows) == [("model 1", "通义千问"), ("model 2 (Qwen)", "Qwen (文心)")]
+        with caplog.at_level(logging.WARNING, logger="cpsd_tasks.plots"):
+            paths = plots.make_all(rows, tmp_path / "fig", judgements=[])
+        assert "model 1 = 通义千问; model 2 (Qwen) = Qwen (文心)" in caplog.text
+        key = tmp_path / "fig" / "model_names.csv"
+        assert key in paths
+        assert key.read_text(encoding="utf-8-sig").splitlines() == [
+            "figure name,model", '"model 1","通义千问"', '"model 2 (Qwen)","Qwen (文心)"']
+        assert lb.main([str(tmp_path / "a"), str(tmp_path / "b"), "--quiet", "--no-errors",
+                        "--out", str(tmp_path / "rep")]) == 0
+        assert "- model 1 = 通义千问" in (tmp_path / "rep" / "leaderboard.md").read_text(encoding="utf-8")
+    finally:
+        plots.reset_font_cache()
+    plots._style()
+    svg = next(p for p in paths if p.name == "radar.svg").read_text(encoding="utf-8")
+    assert "partial: CLF acc 1/4 tasks" in svg and "gpt-4o" in svg
+
+
+WQY = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+
+
+@pytest.mark.skipif(not WQY.exists(), reason="fonts-wqy-microhei is not installed (.ci/run installs it with apt-get)")
+def test_the_ci_cjk_font_is_found(tmp_path, monkeypatch):
+    monkeypatch.delenv(plots.FONT_ENV, raising=False)
+    plots.reset_font_cache()
+    try:
+        assert plots.cjk_font() == "WenQuanYi Micro Hei"
+        write_results(tmp_path / "a", {"cpsd_rumor": {"acc,none": 0.75}}, {"model": "通义千问"})
+        rows = lb.build_rows(lb.load_runs([tmp_path / "a"]))
+        assert plots.name_key(rows) == [] and plots._names(rows) == ["通义千问"]
+    finally:
+        plots.reset_font_cache()
