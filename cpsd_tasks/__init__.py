@@ -29,7 +29,8 @@ def task_manager(include_defaults: bool = False, **kwargs: Any):
     """
     from lm_eval.tasks import TaskManager
 
-    from cpsd_tasks import prompts
+    from cpsd_tasks import prompts, quiet
 
     prompts.install()  # our Jinja prompts compiled once, not once per doc (same text)
+    quiet.install()  # no harness --metadata note per cpsd task, no git 'fatal:' line
     return TaskManager(include_path=str(YAML_DIR), include_defaults=include_defaults, **kwargs)

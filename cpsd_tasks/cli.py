@@ -187,9 +187,10 @@ def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
         say(f"{running}; {why}: lm_eval indexes its ~15k built-in tasks too (seconds to minutes)")
 
     import cpsd_tasks.backends  # noqa: F401  (registers cpsd-openai-chat / cpsd-local-chat)
-    from cpsd_tasks import prompts
+    from cpsd_tasks import prompts, quiet
 
     prompts.install()
+    quiet.install()  # see cpsd_tasks/quiet.py
     if fast:
         from cpsd_tasks.run import execute
 

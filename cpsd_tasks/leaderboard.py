@@ -244,6 +244,7 @@ class TaskRun:
         n: documents scored (``n-samples.effective``), or ``None``.
         samples_path: the sample log, or ``None`` without ``--log_samples``.
         data: ``demo``, ``unknown`` or the data folder the docs came from (``/data/cpsd``).
+        n_shot: the run's ``--num_fewshot`` for this task (``n-shot`` of the results), or ``None``.
         rescored: ``{metric: "how"}`` for the values filled in from a ``rescored_*.json`` of
             ``cpsd-rescore`` (the run's own value was missing), ``how`` naming the BERT model.
     """
@@ -258,6 +259,7 @@ class TaskRun:
     samples_path: Optional[Path]
     data: str = UNKNOWN
     rescored: dict[str, str] = field(default_factory=dict)
+    n_shot: Optional[int] = None
     _samples: Optional[list[dict[str, Any]]] = field(default=None, repr=False)
 
     @property
@@ -389,7 +391,9 @@ def _task_runs(results: dict[str, Any], samples_files: dict[str, Path]) -> dict[
             metrics[metric] = to_number(value)
         config = (results.get("configs") or {}).get(harness_name) or {}
         n_info = (results.get("n-samples") or {}).get(harness_name) or {}
+        shots = (results.get("n-shot") or {}).get(harness_name)
         tr = TaskRun(task=task, harness_name=harness_name, metrics=metrics, filter=flt,
+                     n_shot=int(shots) if isinstance(shots, (int, float)) and not isinstance(shots, bool) else None,
                      higher_is_better=dict((results.get("higher_is_better") or {}).get(harness_name) or {}),
                      config=config, n=n_info.get("effective"), samples_path=samples_files.get(harness_name))
         data = data_of_samples(tr.samples()) if tr.samples_path else None
@@ -644,15 +648,24 @@ class Row:
         return self.data == PUBLISHED
 
     @property
+    def shots(self) -> str:
+        """``""`` for a zero-shot row (as the paper's), else ``2-shot`` or ``0–2-shot`` (mixed)."""
+        counts = sorted({tr.n_shot for tr in self.tasks.values() if tr.n_shot is not None})
+        if not counts or counts == [0]:
+            return ""
+        return f"{counts[0]}-shot" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}-shot"
+
+    @property
     def data_label(self) -> str:
-        """The ``Data`` column text (with its footnote mark)."""
+        """The ``Data`` column text (with its footnote mark, and the n-shot when not zero-shot)."""
         if self.data == PUBLISHED:
             return f"published{PAPER_MARK} (private data)"
+        shots = f", {self.shots}" if self.shots else ""
         if self.data == DEMO:
-            return f"demo{DEMO_MARK}"
+            return f"demo{DEMO_MARK}{shots}"
         if self.data == UNKNOWN:
-            return f"unknown{UNKNOWN_MARK}"
-        return self.data
+            return f"unknown{UNKNOWN_MARK}{shots}"
+        return self.data + shots
 
     @property
     def label(self) -> str:
@@ -1161,6 +1174,11 @@ def table_notes(rows: Sequence[Row], with_ci: bool = False, n_boot: int = DEFAUL
     for r in rows:
         if r.run is not None and r.run.limit is not None:
             notes.append(f"{r.label}: partial run (--limit {r.run.limit}).")
+    few = [r for r in rows if r.shots]
+    if few:
+        notes.append("n-shot: " + "; ".join(
+            f"{r.label} {r.shots} ({', '.join(f'{t} {tr.n_shot}' for t, tr in r.tasks.items() if tr.n_shot)})"
+            for r in few) + ". Rows without an n-shot mark are zero-shot, as the paper's (and the published rows).")
     rescored = sorted({(r.label, how) for r in rows for how in r.rescored.values()})
     for label, how in rescored:
         notes.append(f"{RESCORED_MARK} {label}: rescored after the run by cpsd-rescore from its sample log "

@@ -807,3 +807,17 @@ def test_the_ci_cjk_font_is_found(tmp_path, monkeypatch):
         assert plots.name_key(rows) == [] and plots._names(rows) == ["通义千问"]
     finally:
         plots.reset_font_cache()
+
+
+def test_n_shot_shown_when_not_zero_shot(tmp_path):
+    write_results(tmp_path / "z", {"cpsd_rumor": {"acc,none": 0.5}}, {"model": "zero"})
+    folder = write_results(tmp_path / "f", {"cpsd_rumor": {"acc,none": 0.75}}, {"model": "few"})
+    res = next(folder.glob("results_*.json"))
+    data = json.loads(res.read_text(encoding="utf-8"))
+    data["n-shot"] = {"cpsd_rumor": 2}
+    res.write_text(json.dumps(data), encoding="utf-8")
+    rows = lb.build_rows(lb.load_runs([tmp_path / "z", tmp_path / "f"]))
+    t3 = md_rows(lb.to_markdown(lb.TABLES[0], rows))
+    assert "zero | unknown§" in t3 and "few | unknown§, 2-shot" in t3
+    notes = "\n".join(lb.table_notes(rows))
+    assert "n-shot: few 2-shot (rumor 2)" in notes and "zero-shot, as the paper's" in notes
