@@ -27,6 +27,7 @@ pooled over documents, then the α mix), ``f1_<type>`` per type or relation (poo
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -63,9 +64,21 @@ _KEY_DROP = re.compile(r"[\s_\-]+")
 _SPACES = re.compile(r"\s+")
 
 
+#: JSON keys and type/relation names up to this many characters go through an LRU cache (the same
+#: few names recur in every output); longer ones (a model can write any key) are not kept.
+KEY_CACHE_MAX_CHARS = 64
+
+
+def _key_uncached(text: str) -> str:
+    return _KEY_DROP.sub("", normalize(text)).casefold()
+
+
+_key_cached = functools.lru_cache(maxsize=4096)(_key_uncached)
+
+
 def _key(text: str) -> str:
     """Lookup form of a type/relation/field name: normalised, no spaces/_/-, case-folded."""
-    return _KEY_DROP.sub("", normalize(text)).casefold()
+    return _key_cached(text) if len(text) <= KEY_CACHE_MAX_CHARS else _key_uncached(text)
 
 
 def _aliases(table: dict[str, Iterable[str]]) -> dict[str, str]:
