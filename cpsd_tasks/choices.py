@@ -102,10 +102,14 @@ _LABEL_DECLARATION = re.compile(
 )
 # After a declared list: a self-retraction or a question ("答案：A（不对）", "选B吗？") — no answer.
 # (Not 错误/有误: "答案：B（错误）" answers a "下列说法错误的是" question.)
-_RETRACTED_RE = re.compile(r" ?[(（]? ?(?:都|均|全|也)?(?:不对|错了)| ?(?:吗|呢|\?|？)")
+_RETRACTED_RE = re.compile(r" ?[(（]? ?(?:(?:都|均|全|也)?(?:不对|错了)|(?:都|均|全)错)| ?(?:吗|呢|\?|？)"
+                           r"| ?(?:是错的|是错误的|还是|或者|或|中没有|中无)")
 # Right before a declaration: a negation ("不选C", "不应选A", "排除B", "答案不是B"), an example
 # ("例如[正确答案]A"), or a list of wrong answers ("错误答案：A,B,C") — the declaration is skipped.
-_SKIP_BEFORE = re.compile(r"(?:不|非|排除|错选|别|例如|比如|譬如|例|如|e\.g\.|for example) ?$", re.IGNORECASE)
+_SKIP_BEFORE = re.compile(r"(?:不|非|排除|错选|误选|(?<!错)误|别|不能|不会|不应|不要|不可|例如|比如|譬如|例|如|e\.g\.|for example) ?$",
+                          re.IGNORECASE)
+# Before a weak declaration ("是A", "为B"): a hedge or a question, not an answer ("可能是A", "是否为B").
+_HEDGE_BEFORE = re.compile(r"(?:还|可能|也许|或许|是否|是不是|如果|假如|若)$")
 _WRONG_LIST = re.compile(r"(?:错误|不正确|错的) ?$")
 _NOT_AFTER = re.compile(r" ?(?:不是|并非|不应|不该|不能是)")
 # A label: an option letter opening a line or sentence and followed by : . 、 ) (``A:…``, ``(B) …``,
@@ -196,7 +200,7 @@ def prepare(output: Optional[str]) -> str:
     text = FENCE_LINE.sub("", HTML_TAG.sub("", text)).replace("*", "")
     text = _BOXED.sub(lambda m: f"答案：{m.group(1)} ", _LATEX_WRAPPER.sub(r"\1", text))
     text = _LATEX_WRAPPER.sub(r"\1", text).replace("$", " ")
-    return squeeze(mark_echoes(canonical_declarations(text)))
+    return mark_echoes(canonical_declarations(squeeze(text)))
 
 
 # --------------------------------------------------------------------------- one turn
@@ -274,6 +278,8 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue
         if not strong and not option_list and _NOT_AFTER.match(text, end):
             continue
+        if not strong and _HEDGE_BEFORE.search(text, max(0, start - 4), start):
+            continue                         # "可能是A也可能是B", "是否为B": a hedge
         found.append(letters)
         after_copy.append(len(_labels(text[previous:start])) >= 2)
         numbered += bool(re.match(r"[ \t]*\d{1,3}[.、)]", text[line_start:start]))
@@ -385,8 +391,8 @@ def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         if match is None:
             continue
         start = listed.start()
-        if text[max(0, start - 1):start] in ("不", "非"):
-            continue
+        if text[max(0, start - 1):start] in ("不", "非") or text.endswith(("除了", "除"), 0, start):
+            continue                         # "除了A都对": A is the one not judged right
         if match.end() == len(text) and re.search(r"[:：]", match.group(0)):
             continue                         # "…\nB:对" cut off by the length limit: a label, no verdict
         for letter in _letters(listed.group(0), ctx.valid):
@@ -516,26 +522,38 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
 def _posed_question(turn: str, question: Optional[str], ctx: _Context) -> Optional[re.Match]:
     """The first question the model poses after it answered ("正确答案：B … 请问下列哪一项…？"
     followed by options) that is not this question restated, else ``None``."""
+    if not question:
+        return None
+    stem = _plain(fold_traditional(question))
+    tried = 0
     for match in _NEW_QUESTION.finditer(turn):
-        if match.start() == 0 or not question:
+        if match.start() == 0:
             continue
         line = _plain(match.group(0))
-        if not line or line[:10] in _plain(fold_traditional(question)):
+        if not line or line[:10] in stem:
             continue
         if _read_turn(turn[:match.start()], ctx):
             return match
+        tried += 1
+        if tried >= _MAX_POSED:
+            break
     return None
 
 
-def _opens_no_exchange(turn: str, marker: re.Match, started: bool, question: Optional[str]) -> bool:
+_HEADER_NEXT = re.compile(r"[ \t\n:：]*(?:〖|【)")
+#: Posed questions examined per turn (each one re-reads the text before it: kept bounded, linear).
+_MAX_POSED = 3
+
+
+def _opens_no_exchange(turn: str, marker: re.Match, first: bool, question: Optional[str]) -> bool:
     """Whether a question/instruction marker is *not* where another exchange starts: an echo of the
-    instructions as the output's first words, or a question marker that restates this question
-    (``题目：<this stem>``). A question marker that introduces another question ("案件：<a case
-    the model made up>") starts one even as the first words; without the stem, first words don't."""
-    first = not started and not QUESTION_MARKER.sub("", turn[:marker.start()]).strip(_EDGES)
+    instructions as the output's first words (``first``: only markers before it), or a question
+    marker that restates this question (``题目：<this stem>``). A question marker that introduces
+    another question ("案件：<a case the model made up>") starts one even as the first words;
+    without the stem, first words don't."""
     if "〖" in marker.group(0) or re.search(r"角色|任务|输入|约束|请从", marker.group(0)):
         return first
-    if re.match(r"[\s:：]*(?:〖|【)", turn[marker.end():]):
+    if _HEADER_NEXT.match(turn, marker.end()):
         return True                          # "【问题】〖指令〗…": a header; the next marker decides
     if question:
         return _restates(turn, marker.end(), question)
@@ -623,7 +641,13 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         # A new question or an echo of the instructions, anywhere but as the output's first words,
         # starts another exchange: what follows it is not this question's answer.
         marker = QUESTION_MARKER.search(turn)
-        while marker is not None and _opens_no_exchange(turn, marker, started, question):
+        first, position = not started, 0
+        while marker is not None:
+            # first words: nothing but markers since the turn began (checked gap by gap: linear)
+            first = first and not turn[position:marker.start()].strip(_EDGES)
+            if not _opens_no_exchange(turn, marker, first, question):
+                break
+            position = marker.end()
             marker = QUESTION_MARKER.search(turn, marker.end())
         posed = _posed_question(turn, question, ctx)
         if posed is not None and (marker is None or posed.start() < marker.start()):

@@ -39,7 +39,8 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from cpsd_tasks.options import get_option
 from cpsd_tasks.taxonomy import error_class, reading
 from cpsd_tasks.tasks import get_task
-from cpsd_tasks.text import answer_text, is_refusal, normalize
+from cpsd_tasks.reader import first_turn
+from cpsd_tasks.text import answer_text, is_refusal, normalize  # noqa: F401
 
 #: Defaults of the mix weight α and the fuzzy threshold τ (SPEC §4.2).
 DEFAULT_ALPHA = 0.5
@@ -533,7 +534,7 @@ def parse_output(output: Optional[str], task_id: str) -> Parsed:
         KeyError: unknown task id.
     """
     spec = get_task(task_id)
-    text = answer_text(output)
+    text = first_turn(output)   # the model's own turn: no items from after <eoa> or an invented turn
     budget = _Budget()
     declaration = None
     for declaration in _DECLARATION.finditer(text):

@@ -43,7 +43,7 @@ from cpsd_tasks.options import get_option
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, get_task
 from cpsd_tasks.taxonomy import error_class, reading
 from cpsd_tasks.choices import extract_choices, read_choices, squeeze as _squeeze  # noqa: F401
-from cpsd_tasks.reader import is_clear_refusal, unwrap
+from cpsd_tasks.reader import drop_questions, is_clear_refusal, unwrap
 from cpsd_tasks.text import normalize, read_label
 
 # --------------------------------------------------------------------------- judgement labels
@@ -90,14 +90,7 @@ _DECLARATION_HEAD = (r"(?:最终答案|正确答案|参考答案|答案|结论|�
 _unwrap = unwrap
 
 
-_SENTENCE = re.compile(r"(?<=[。！!？?\n])")
-
-
-def _drop_questions(text: str) -> str:
-    """Drop the sentences that end in a question mark: a question ("他是凶手吗？不是") names no answer."""
-    if "?" not in text and "？" not in text:
-        return text
-    return "".join(part for part in _SENTENCE.split(text) if not part.endswith(("?", "？")))
+_drop_questions = drop_questions
 
 
 def read_judgement(output: Optional[str], labels: Sequence[str],
@@ -231,6 +224,8 @@ def exact_span_match(output: Optional[str], gold: str) -> bool:
     return name_set(answer) == name_set(gold)
 
 
+#: An answer that opens with one of these denies the span that follows it (模糊 rule).
+_SPAN_DENIALS = ("不是", "并非", "并不是", "不在", "没有", "不是在")
 #: Default 模糊 similarity threshold τ_qa (SPEC §4.3); ``--metadata '{"tau_qa": x}'`` overrides it.
 TAU_QA_DEFAULT = 0.6
 
@@ -256,6 +251,8 @@ def fuzzy_span_match(output: Optional[str], gold: str, tau: float = TAU_QA_DEFAU
     answer, target = normalize(output), normalize(gold)
     if not answer or not target:
         return False
+    if answer.startswith(_SPAN_DENIALS) and not target.startswith(_SPAN_DENIALS):
+        return False                         # "不是北京市海淀区" denies the span it contains
     if Levenshtein.normalized_similarity(answer, target) >= tau:
         return True
     if target in answer and len(answer) <= 2 * len(target):

@@ -129,11 +129,11 @@ END_MARKER = re.compile(
 )
 #: Markers of another speaker's turn: text after them was not the model's answer.
 ROLE_MARKER = re.compile(
-    r"<\|?(?:human|user|bot|assistant|im_start|system)\|?>|\[INST\]|\[/INST\]"
+    r"<\|im_start\|>[ \t]*(?:assistant|user|system)?|<\|?(?:human|user|bot|assistant|system)\|?>|\[INST\]|\[/INST\]"
     r"|(?:^|\n)[ \t]*(?:#{2,4}[ \t]*)?(?:Human|User|USER|HUMAN|Assistant|Instruction|用户|人类)[ \t]*[:：]"
     r"|(?:^|\n)[ \t]*#{2,4}[ \t]*(?:Human|User|Instruction|Input|Response|Question)\b",
 )
-_OTHER_ROLE = re.compile(r"human|user|用户|人类|\[INST\]|im_start|system|Instruction|Input|Question", re.IGNORECASE)
+_OTHER_ROLE = re.compile(r"human|user|用户|人类|\[INST\]|system|Instruction|Input|Question", re.IGNORECASE)
 #: Markers of a new question or of the prompt's instructions echoed back: a new exchange starts
 #: there unless they are the output's first words (a model restating the question before answering).
 QUESTION_MARKER = re.compile(
@@ -199,6 +199,15 @@ def own_turn(text: Optional[str]) -> str:
     return ""
 
 
+def first_turn(text: Optional[str]) -> str:
+    """:func:`answer_text`, then the first piece of :func:`turns` that is not blank (punctuation
+    counts: ``[]`` is an IE answer); ``""`` when there is none."""
+    for piece in turns(answer_text(text)):
+        if piece.strip():
+            return piece
+    return ""
+
+
 def written_turn(text: Optional[str]) -> str:
     """The model's own turn as written, for generation metrics: :func:`strip_think`, then the first
     piece of :func:`turns` that holds more than whitespace and punctuation, whitespace-stripped;
@@ -232,8 +241,9 @@ _CONTENT = re.compile(r"[0-9A-Za-z\u3400-\u9fff]")
 # A bracketed declaration ("[正确答案]", "【答案】", "<正确答案>", "正确答案]") and what follows it
 # up to the answer, rewritten as "正确答案：" so that every reader sees one form.
 _BRACKET_DECLARATION = re.compile(
-    r"(?=[\[【<〔(（\s正最参标答])[\[【<〔(（]?\s*(正确答案|最终答案|参考答案|标准答案|答案|正确选项|答)\s*[\]】>〕)）]"
-    r"(?:\s*[:：])?"
+    # starts only at a bracket or a head (never at whitespace: no quadratic re-scan of long runs)
+    r"(?=[\[【<〔(（正最参标答])[\[【<〔(（]?[ \t]?(正确答案|最终答案|参考答案|标准答案|答案|正确选项|答)[ \t]?[\]】>〕)）]"
+    r"(?:[ \t]*[:：])?"
 )
 
 
@@ -258,7 +268,7 @@ _WHITESPACE = re.compile(r"\s+")
 # Tag names are lower-case only, so an option letter in brackets (<B>) is not taken for a tag.
 HTML_TAG = re.compile(r"</?(?:b|i|u|s|em|strong|span|p|div|br|hr|code|pre|font|mark|small|sup|sub|"
                       r"h[1-6]|li|ul|ol|td|th|tr|table|blockquote)(?:\s[^<>]{0,100})?\s?/?>")
-_FENCE_OPEN = r"\s*`{3,}[A-Za-z0-9_+-]{0,20}[ \t]*\n"
+_FENCE_OPEN = r"[ \t]*`{3,}[A-Za-z0-9_+-]{0,20}[ \t]*\n"   # ([ \t]: a newline run is eaten one by one)
 # Characters stripped from both ends of an answer: ASCII and CJK punctuation, quotes, brackets,
 # Markdown emphasis/heading marks. After NFKC, full-width ASCII forms are already half-width.
 _EDGE_CHARS = (
@@ -364,6 +374,17 @@ def unwrap(output: Optional[str]) -> str:
     return FENCE_LINE.sub("", HTML_TAG.sub("", own_turn(output)))
 
 
+_SENTENCE = re.compile(r"(?<=[。！!？?\n])")
+
+
+def drop_questions(text: str) -> str:
+    """``text`` without its sentences that end in a question mark: a question ("这是诈骗吗？不是",
+    "他是凶手吗？不是") names no answer. Linear in the length of the text."""
+    if "?" not in text and "？" not in text:
+        return text
+    return "".join(part for part in _SENTENCE.split(text) if not part.endswith(("?", "？")))
+
+
 def is_refusal(text: Optional[str]) -> bool:
     """Say whether an output is a refusal: empty/missing, or a refusal phrase (SPEC §4.1, §4.6).
 
@@ -403,7 +424,8 @@ def is_clear_refusal(output: Optional[str]) -> bool:
 #: Words that, right before a mention of a label, make it name no label (in a two-label task: the
 #: other label): "不是诈骗", "并非谣言", "非诈骗", "不太可能是诈骗".
 NEGATIONS: tuple[str, ...] = ("不是", "并非", "不属于", "不构成", "不算", "不为", "而非", "非", "不",
-                              "不可能是", "不太可能是", "不像是", "不应是", "不应该是", "谈不上")
+                              "不可能是", "不太可能是", "不像是", "不像", "不应是", "不应该是", "谈不上",
+                              "没有", "未发现", "未见", "不存在", "不太")
 #: A mention right after one of these, or right before 与否, is part of a question or of another
 #: word and names no label: "是否是诈骗", "无法判断是否诈骗", "正确与否", "反诈骗宣传".
 NAMES_NOTHING_BEFORE: tuple[str, ...] = ("是否", "是否是", "是否为", "是否属于", "是不是", "能否", "可否",

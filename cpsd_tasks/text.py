@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping, Optional
 
-from cpsd_tasks.reader import (HTML_TAG, LONE_SURROGATE, NAMES_NOTHING_AFTER, NAMES_NOTHING_BEFORE,  # noqa: F401
+from cpsd_tasks.reader import (HTML_TAG, LONE_SURROGATE, drop_questions, NAMES_NOTHING_AFTER, NAMES_NOTHING_BEFORE,  # noqa: F401
                                NEGATIONS, answer_text, canonical_declarations, fold_traditional,
                                is_clear_refusal, is_refusal, normalize, own_turn, squeeze_spaces,
                                strip_think)
@@ -47,7 +47,7 @@ def read_label(text: Optional[str], labels: Iterable[str],
     labels = tuple(labels)
     forms = {label: label for label in labels}
     forms.update(aliases or {})
-    answer = squeeze_spaces(normalize(text))
+    answer = squeeze_spaces(drop_questions(normalize(text)))
     if not answer:
         return None
     declared = _declared_label(answer, forms)
@@ -91,5 +91,7 @@ def _declared_label(answer: str, forms: Mapping[str, str]) -> Optional[str]:
             continue
         if any(answer.startswith(word, match.end(1)) for word in NAMES_NOTHING_AFTER):
             continue
+        if re.match(r"[/|、或和与]", answer[match.end(1):match.end(1) + 1]):
+            continue                         # "标签：谣言/非谣言": the label list echoed
         return forms[match.group(1)]
     return None

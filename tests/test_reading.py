@@ -287,3 +287,75 @@ def test_reading_is_in_every_sample_record():
 ])
 def test_kinds_found_in_held_out_samples(output, question, expected):
     assert letters(output, {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}, question) == expected
+
+
+# Inputs that once made a reader quadratic (each found by breaking the reader on purpose): long
+# whitespace, newline, `$` and fence runs before a declaration, a question looping with its
+# options, repeated question markers and headers. Checked by growth (time at n vs 4n), never by
+# seconds (tests/growth.py).
+SLOW_ONCE = {
+    "whitespace run": lambda n: "答案" + " " * n + "B",
+    "newlines": lambda n: "\n" * n,
+    "dollars": lambda n: "$" * n,
+    "fence lines": lambda n: ("```\n" * n)[:n],
+    "question sentences": lambda n: ("这是什么?\n" * n)[:n],
+    "looping question": lambda n: ("下列关于拘留的说法哪项正确？\nA. 三个月\nB. 五个月\nC. 六个月\nD. 一年\n" * n)[:n],
+    "question markers": lambda n: ("题目：根据治安管理处罚法，下列说法正确的是\n" * n)[:n],
+    "headers": lambda n: ("【问题】〖指令〗\n" * n)[:n],
+}
+FOUR = {"A": "三个月", "B": "五个月", "C": "六个月", "D": "一年"}
+
+
+def _read_everything(text):
+    read_choices(text, FOUR, "下列说法正确的是?")
+    qa.read_judgement(text, ("是", "否", "未知"), qa.READING_JUDGE_ALIASES, qa.READING_JUDGE_SHORT)
+    classification.judge(text, "谣言", get_task("rumor"))
+
+
+@pytest.mark.parametrize("name", list(SLOW_ONCE))
+def test_readers_stay_linear_on_inputs_that_were_quadratic(name):
+    from growth import BOUND, growth_ratio
+
+    assert growth_ratio(_read_everything, SLOW_ONCE[name], 5000) < BOUND
+
+
+@pytest.mark.parametrize("output, expected", [
+    # found by breaking the reader on purpose (false credit before)
+    ("抱歉，我无法判断是A还是B", None),
+    ("作为AI，我不能确定答案是否为B", None),
+    ("我无法确定，可能是A也可能是B。", None),
+    ("不能选A。", None),
+    ("我不会选A。", None),
+    ("选A是错误的", None),
+    ("很多考生误选A。", None),
+    ("答案：除了A都对", None),
+    ("答案是A和B都错", None),
+    ("正确答案：ABCD中没有正确答案", None),
+    ("答案：C还是D？", None),
+    ("<|im_start|>assistant\nB", "B"),                       # the model's own role marker
+    ("答案：B（错误）", "B"),                                  # still an answer to "…错误的是"
+])
+def test_breaker_findings(output, expected):
+    assert letters(output, FOUR) == expected
+
+
+@pytest.mark.parametrize("output, task, gold, expected", [
+    ("这是诈骗吗？不是", "fraud_detection", "正常", None),         # a question names no label
+    ("没有诈骗风险", "fraud_detection", "正常", "正常"),
+    ("未发现诈骗迹象", "fraud_detection", "正常", "正常"),
+    ("不像谣言", "rumor", "非谣言", "非谣言"),
+    ("标签：谣言/非谣言", "rumor", "谣言", None),                  # the label list echoed
+    ("类别：盗窃/电信诈骗/交通事故/故意伤害", "incident_classification", "盗窃", None),
+])
+def test_label_reader_breaker_findings(output, task, gold, expected):
+    assert classification.judge(output, gold, get_task(task)).fuzzy == expected
+
+
+def test_span_denial_and_ie_own_turn():
+    assert not qa.fuzzy_span_match("不是北京市海淀区", "北京市海淀区")
+    assert qa.fuzzy_span_match("北京市海淀区", "北京市海淀区")
+    doc = {"task": "drug_ner", "id": "x", "text": "t", "entities": [{"type": "人名", "text": "张三"}]}
+    parsed = ie.judge(doc, "人名：张三<eoa>人名：李四").parsed
+    assert parsed.items == (("人名", "张三"),)
+    parsed = ie.judge(doc, "人名：张三\n### Human: 下一段\n人名：李四").parsed
+    assert parsed.items == (("人名", "张三"),)
