@@ -39,6 +39,10 @@ Parts (``--parts``, comma-separated; default all):
   against an instant loopback endpoint. Start-up = launch to the first request at the endpoint
   (imports, task index, task build and data validation, prompts); also the whole run's wall and
   CPU time. Reported as medians and after/before ratios.
+* ``adversarial`` — the absolute time budgets for adversarial model outputs at full size
+  (100,000-character IE outputs, long letter lists, unclosed ``<think>`` tags, a 5,000-character
+  text pair), from ``scripts/adversarial.py``. The tests only prove linear growth (time at n
+  against 4n, ``tests/growth.py``), which a busy machine cannot break; the seconds are measured here.
 
 Every CLI run goes to 127.0.0.1 only; nothing is downloaded. The machine's load from other
 processes changes the figures: the JSON records ``os.getloadavg()`` at the start and the end.
@@ -67,7 +71,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 GROUPS = ("cpsd_clf", "cpsd_ie", "cpsd_qa", "cpsd_tg")
-PARTS = ("scoring", "bertscore", "overhead", "latency", "loading", "startup")
+PARTS = ("scoring", "bertscore", "overhead", "latency", "loading", "startup", "adversarial")
 GIB = 1024 ** 3
 
 
@@ -528,6 +532,13 @@ def part_startup(ctx: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def part_adversarial(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Part ``adversarial`` (module docstring): best of 3 per case against its budget."""
+    import adversarial
+
+    return {"rows": adversarial.run(repeats=3)}
+
+
 # --------------------------------------------------------------------------- report
 
 def fmt_mib(n: Optional[float]) -> str:
@@ -601,6 +612,11 @@ def table(results: dict[str, Any]) -> str:
             f"{cpu['before_seconds']:.1f} → {cpu['after_seconds']:.1f} s ({cpu['ratio']:.2f}×)")
         add("  peak RSS before / after", f"{fmt_mib(st['peak_rss_bytes']['before'])} / "
             f"{fmt_mib(st['peak_rss_bytes']['after'])}")
+    adv = results.get("adversarial")
+    if adv:
+        for r in adv["rows"]:
+            value = f"> {r['seconds']:.0f} s (stopped)" if r.get("stopped") else f"{r['seconds']:.3f} s"
+            add(f"adversarial output: {r['case']}", value, f"≤ {r['budget']:g} s", r["ok"])
     w = [max(len(r[i]) for r in rows + [("measure", "value", "target", "status")]) for i in range(4)]
     lines = ["| " + " | ".join(h.ljust(w[i]) for i, h in enumerate(("measure", "value", "target", "status"))) + " |",
              "|" + "|".join("-" * (x + 2) for x in w) + "|"]
@@ -654,7 +670,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         }
         funcs: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "scoring": part_scoring, "bertscore": part_bertscore, "overhead": part_overhead,
-            "latency": part_latency, "loading": part_loading, "startup": part_startup}
+            "latency": part_latency, "loading": part_loading, "startup": part_startup,
+            "adversarial": part_adversarial}
         for part in PARTS:  # fixed order: scoring first, so its RSS is measured before BERTScore
             if part in parts:
                 print(f"[bench] {part} …", file=sys.stderr, flush=True)

@@ -3,14 +3,16 @@
 A test never asserts a wall-clock budget: on a busy 2-core machine any budget fails sooner or
 later. It compares growth instead, in one run: the time of ``fn(make(n))`` against the time of
 ``fn(make(factor · n))``. Linear code gives a ratio near ``factor`` (4), quadratic code
-``factor²`` (16); the bound (8) sits between them with room for noise. Each side is timed as the
-minimum of a few alternating repeats, so a scheduler stall inflates neither side alone, and a fast
-call is looped until one measurement takes a measurable time. Absolute budgets (the seconds a
+``factor²`` (16); the bound (8) sits between them with room for noise. Each side is timed in CPU
+time of the calling thread (``time.thread_time``: waiting for a core is not counted), as the
+minimum over alternating single calls with the garbage collector off, so neither other processes
+nor a collection inflate one side alone. Absolute budgets (the seconds a
 100,000-character output may take) live in ``scripts/bench.py``.
 """
 
 from __future__ import annotations
 
+import gc
 import time
 from typing import Any, Callable
 
@@ -19,36 +21,53 @@ BOUND = 8.0
 
 
 def _seconds(fn: Callable[[Any], Any], arg: Any, loops: int) -> float:
-    started = time.perf_counter()
-    for _ in range(loops):
-        fn(arg)
-    return time.perf_counter() - started
+    """CPU seconds of this thread for ``loops`` calls, with the garbage collector off (as
+    ``timeit`` does: a collection's cost depends on every live object in the process, not on the
+    input). CPU time, not wall time: time spent waiting for a core while other processes run is
+    not counted, so a loaded machine slows neither side."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        started = time.thread_time()
+        for _ in range(loops):
+            fn(arg)
+        return time.thread_time() - started
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def growth_ratio(fn: Callable[[Any], Any], make: Callable[[int], Any], n: int, factor: int = FACTOR,
-                 repeats: int = 5, min_seconds: float = 0.01) -> float:
-    """``time(fn(make(factor·n))) / time(fn(make(n)))``, each the minimum of ``repeats`` runs.
+                 max_seconds: float = 3.0, max_pairs: int = 200) -> float:
+    """``time(fn(make(factor·n))) / time(fn(make(n)))``, each the minimum over single calls.
+
+    Calls alternate small, large, small, … so cache and frequency changes hit both sides; the
+    minimum of several single calls is the cost without such noise. Pairs are taken until the ratio is clearly linear or clearly not (after
+    5 pairs, or after 2 once ``max_seconds`` are spent, so a slow case costs a few calls),
+    ``max_seconds`` are spent (after 5 pairs) or ``max_pairs`` pairs are done.
 
     Args:
         fn: the function under test (called with one argument). make: builds an input of size n.
-        n: the smaller size. factor: growth of the input. repeats: alternating measurements per
-            size. min_seconds: a call of the small input is looped until it takes this long.
+        n: the smaller size. factor: growth of the input.
 
     Returns:
-        The ratio of the minimum times (both sides looped the same number of times).
+        The ratio of the minimum times.
     """
     small, large = make(n), make(factor * n)
     fn(small)  # warm-up: imports, compiled regexes, dictionaries (the large side shares them)
-    loops = 1
-    while _seconds(fn, small, loops) < min_seconds and loops < 4096:
-        loops *= 2
     best_small = best_large = float("inf")
-    for i in range(repeats):
-        best_small = min(best_small, _seconds(fn, small, loops))
-        best_large = min(best_large, _seconds(fn, large, loops))
+    spent = 0.0
+    for pairs in range(1, max_pairs + 1):
+        t_small, t_large = _seconds(fn, small, 1), _seconds(fn, large, 1)
+        best_small, best_large = min(best_small, t_small), min(best_large, t_large)
+        spent += t_small + t_large
         ratio = best_large / max(best_small, 1e-9)
-        if i >= 1 and not BOUND * 0.75 <= ratio <= BOUND * 1.5:  # clear either way: a slow (quadratic)
-            break                                                  # case fails without 5 slow repeats
+        # Clear either way (below 0.5 the small side was interrupted: not clear).
+        clear = 0.5 <= ratio < BOUND * 0.75 or ratio > BOUND * 1.5
+        if pairs >= 5 and (clear or spent > max_seconds):
+            break
+        if pairs >= 2 and spent > max_seconds and clear:
+            break  # slow calls: a few are enough once the answer is clear
     return ratio
 
 
