@@ -3,6 +3,7 @@
 
     python scripts/bench.py                       # everything, ~4–8 min on 2 cores
     python scripts/bench.py --parts startup       # start-up of a cpsd_* run, before/after, ~1–2 min
+    python scripts/bench.py --parts scoring,floor # full run vs the harness floor, ~4 min
     python scripts/bench.py --parts scoring,loading --json /tmp/bench.json
     python scripts/bench.py --bertscore tiny      # a tiny random BERT only (fast)
 
@@ -39,6 +40,18 @@ Parts (``--parts``, comma-separated; default all):
   against an instant loopback endpoint. Start-up = launch to the first request at the endpoint
   (imports, task index, task build and data validation, prompts); also the whole run's wall and
   CPU time. Reported as medians and after/before ratios.
+* ``floor`` — a full run against the harness floor (issue 16), side by side in this session: the
+  part builds the floor task itself (one ``generate_until`` + ``exact_match`` YAML, one line of
+  template per field, over the same prompts rendered once from the twelve tasks on the stand-in
+  data, 2,933 of them) and runs ``--floor-pairs`` interleaved pairs (default 3, the order
+  alternating) of ``cpsd-eval --tasks cpsd`` (BERTScore off) and ``python -m lm_eval run
+  --include_path <floor> --tasks cpsd_floor`` (the harness's own CLI, built-in index included:
+  what a user of any built-in task pays) through the real CLIs against one instant loopback
+  endpoint, same model arguments, ``num_concurrent`` (``--overhead-concurrency``) and
+  ``--log_samples``. Reports per-pair wall and CPU ratios (median; target wall ≤ 0.75×), the
+  phases of both (launch → first request, requests, last answer → exit), peak RSS (target ≤ 550
+  MiB without BERTScore), the 1-minute load seen, and with part ``scoring`` the scoring share of
+  the cpsd run (target ≤ 10 %).
 * ``adversarial`` — the absolute time budgets for adversarial model outputs at full size
   (100,000-character IE outputs, long letter lists, unclosed ``<think>`` tags, a 5,000-character
   text pair), from ``scripts/adversarial.py``. The tests only prove linear growth (time at n
@@ -71,7 +84,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 GROUPS = ("cpsd_clf", "cpsd_ie", "cpsd_qa", "cpsd_tg")
-PARTS = ("scoring", "bertscore", "overhead", "latency", "loading", "startup", "adversarial")
+PARTS = ("scoring", "bertscore", "overhead", "latency", "loading", "startup", "floor", "adversarial")
 GIB = 1024 ** 3
 
 
@@ -539,6 +552,137 @@ def part_adversarial(ctx: dict[str, Any]) -> dict[str, Any]:
     return {"rows": adversarial.run(repeats=3)}
 
 
+# --------------------------------------------------------------------------- floor
+
+#: The floor task: one line of template per field, the harness's own generate_until and exact_match.
+FLOOR_YAML = """task: cpsd_floor
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: {data}
+test_split: test
+output_type: generate_until
+doc_to_text: "{{{{prompt}}}}"
+doc_to_target: "{{{{target}}}}"
+generation_kwargs: {{until: ["<eoa>"], do_sample: false, max_gen_toks: 1024}}
+metric_list:
+  - {{metric: exact_match, aggregation: mean, higher_is_better: true}}
+metadata: {{version: 1.0}}
+"""
+
+
+def build_floor(ctx: dict[str, Any]) -> tuple[Path, int]:
+    """Write the floor task (:data:`FLOOR_YAML`) and its data: every prompt of the twelve tasks on
+    the stand-in data, rendered once here (the prompt a full run sends) with its gold answer.
+
+    Returns:
+        The folder to pass as ``--include_path`` and the number of docs (= requests).
+    """
+    import cpsd_tasks
+    from cpsd_tasks.tasks import TASKS
+
+    folder = Path(tempfile.mkdtemp(dir=ctx["work"], prefix="floor-"))
+    tm = cpsd_tasks.task_manager(metadata={"bertscore_model": "none", "data_dir": str(ctx["data"])})
+    names = [s.harness_name for s in TASKS.values()]
+    tasks = tm.load(names)["tasks"]
+    n = 0
+    with open(folder / "floor.jsonl", "w", encoding="utf-8") as f:
+        for name in names:
+            task = tasks[name]
+            for doc in task.test_docs():
+                f.write(json.dumps({"prompt": task.doc_to_text(doc), "target": str(task.doc_to_target(doc))},
+                                   ensure_ascii=False) + "\n")
+                n += 1
+    (folder / "cpsd_floor.yaml").write_text(FLOOR_YAML.format(data=json.dumps(str(folder / "floor.jsonl"))),
+                                            encoding="utf-8")
+    # The harness turns a JSON file into an Arrow dataset once and caches it under $HF_HOME; that
+    # one-off conversion is done here, unmeasured, as a user who has run the task before has it.
+    warm = run_child([sys.executable, "-c", "import sys, datasets; datasets.load_dataset('json', "
+                      "data_files={'test': sys.argv[1]})", str(folder / "floor.jsonl")],
+                     cli_env(ctx["hf_home"]), cwd=ctx["work"])
+    if warm["rc"] != 0:
+        raise RuntimeError(f"floor dataset could not be prepared:\n{warm['stderr'][-3000:]}")
+    return folder, n
+
+
+def floor_run(ctx: dict[str, Any], server, variant: str, floor_dir: Path, concurrency: int) -> dict[str, Any]:
+    """One run through the real CLI: ``cpsd`` (``cpsd-eval --tasks cpsd``, BERTScore off) or
+    ``floor`` (``python -m lm_eval run --include_path <floor> --tasks cpsd_floor``: the harness's
+    own CLI, its built-in index included, as a user of any built-in task runs it). Same endpoint,
+    model arguments, concurrency and ``--log_samples``.
+
+    Returns:
+        ``wall``, ``cpu`` (user + system of the child), ``first_request`` (launch to the first
+        request), ``request_phase`` (first request to last answer, at the server),
+        ``after_last_response`` (last answer to exit: scoring, aggregation, writing), ``requests``
+        and ``maxrss``.
+
+    Raises:
+        RuntimeError: the run failed or sent no request.
+    """
+    out = tempfile.mkdtemp(dir=ctx["work"], prefix=f"{variant}-")
+    common = ["--model", "local-chat-completions", "--model_args",
+              f"base_url={server.url},model=bench,num_concurrent={concurrency},max_retries=3",
+              "--apply_chat_template", "--output_path", out, "--log_samples"]
+    if variant == "floor":
+        cmd = [sys.executable, "-m", "lm_eval", "run", "--include_path", str(floor_dir), "--tasks", "cpsd_floor",
+               *common]
+    else:
+        meta = json.dumps({"data_dir": str(ctx["data"]), "bertscore_model": "none"})
+        cmd = [sys.executable, "-m", "cpsd_tasks.cli", "--tasks", "cpsd", "--metadata", meta, *common]
+    server.reset_counts()
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res = run_child(cmd, cli_env(ctx["hf_home"]), cwd=ctx["work"])
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if res["rc"] != 0 or not server.requests or server.first_request_at is None:
+        raise RuntimeError(f"{variant} run failed ({res['rc']}, {server.requests} requests):\n{res['stderr'][-3000:]}")
+    return {"variant": variant, "wall": res["wall"],
+            "cpu": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
+            "first_request": server.first_request_at - res["started"],
+            "request_phase": server.last_response_at - server.first_request_at,
+            "after_last_response": res["ended"] - server.last_response_at,
+            "requests": server.requests, "maxrss": res["maxrss"]}
+
+
+FLOOR_PHASES = ("first_request", "request_phase", "after_last_response", "wall", "cpu")
+
+
+def part_floor(ctx: dict[str, Any]) -> dict[str, Any]:
+    """Part ``floor`` (module docstring): interleaved cpsd/floor pairs, medians, ratios, phases."""
+    import statistics
+
+    from fault_server import FaultServer
+
+    floor_dir, n_docs = build_floor(ctx)
+    pairs = max(1, ctx["args"].floor_pairs)
+    concurrency = ctx["args"].overhead_concurrency
+    load = [os.getloadavg()[0]]
+    runs: list[dict[str, Any]] = []
+    with FaultServer() as server:
+        for i in range(pairs):
+            order = ("floor", "cpsd") if i % 2 == 0 else ("cpsd", "floor")  # alternate who goes first
+            for variant in order:
+                runs.append(floor_run(ctx, server, variant, floor_dir, concurrency))
+                load.append(os.getloadavg()[0])
+    out: dict[str, Any] = {"pairs": pairs, "num_concurrent": concurrency, "floor_docs": n_docs, "runs": runs,
+                           "load_1min": {"min": min(load), "max": max(load)},
+                           "cpsd": "cpsd-eval --tasks cpsd (BERTScore off)",
+                           "floor": "python -m lm_eval run --include_path <floor> --tasks cpsd_floor"}
+    for variant in ("cpsd", "floor"):
+        mine = [r for r in runs if r["variant"] == variant]
+        out[variant + "_median"] = {k: statistics.median(r[k] for r in mine) for k in FLOOR_PHASES}
+        out[variant + "_median"]["requests"] = mine[0]["requests"]
+        out[variant + "_median"]["peak_rss_bytes"] = max((r["maxrss"] or 0) for r in mine) or None
+    # ratio per pair (runs side by side share the machine's load), then the median
+    cpsd_runs = [r for r in runs if r["variant"] == "cpsd"]
+    floor_runs = [r for r in runs if r["variant"] == "floor"]
+    for key in ("wall", "cpu"):
+        out[key + "_ratio"] = statistics.median(c[key] / f[key] for c, f in zip(cpsd_runs, floor_runs))
+    med = out["cpsd_median"]
+    out["cpsd_after_last_response_share"] = med["after_last_response"] / med["wall"]
+    return out
+
+
 # --------------------------------------------------------------------------- report
 
 def fmt_mib(n: Optional[float]) -> str:
@@ -612,6 +756,25 @@ def table(results: dict[str, Any]) -> str:
             f"{cpu['before_seconds']:.1f} → {cpu['after_seconds']:.1f} s ({cpu['ratio']:.2f}×)")
         add("  peak RSS before / after", f"{fmt_mib(st['peak_rss_bytes']['before'])} / "
             f"{fmt_mib(st['peak_rss_bytes']['after'])}")
+    fl = results.get("floor")
+    if fl:
+        c, f = fl["cpsd_median"], fl["floor_median"]
+        load = fl["load_1min"]
+        add(f"full run vs harness floor ({fl['floor_docs']:,} prompts, instant endpoint, c={fl['num_concurrent']}), "
+            f"median of {fl['pairs']} interleaved pairs, load {load['min']:.1f}–{load['max']:.1f}: wall cpsd / floor",
+            f"{c['wall']:.1f} s / {f['wall']:.1f} s = {fl['wall_ratio']:.2f}×", "≤ 0.75×", fl["wall_ratio"] <= 0.75)
+        add("  CPU cpsd / floor", f"{c['cpu']:.1f} s / {f['cpu']:.1f} s = {fl['cpu_ratio']:.2f}×")
+        for key, label in (("first_request", "launch → first request (imports, task index, build, prompts)"),
+                           ("request_phase", "requests (first request → last answer, at the server)"),
+                           ("after_last_response", "last answer → exit (filters, scoring, aggregation, writing)")):
+            add(f"  {label}", f"{c[key]:.1f} s ({c[key] / c['wall']:.0%}) / {f[key]:.1f} s ({f[key] / f['wall']:.0%})")
+        rss = c["peak_rss_bytes"]
+        add("  peak RSS cpsd / floor (no BERTScore)", f"{fmt_mib(rss)} / {fmt_mib(f['peak_rss_bytes'])}",
+            "≤ 550 MiB", None if rss is None else rss <= 550 * 2 ** 20)
+        if s:  # parse + metrics measured in-process (part scoring), scaled to this run's prompts
+            share = s["total_seconds"] * fl["floor_docs"] / s["samples"] / c["wall"]
+            add("  scoring share of the cpsd run (part scoring's seconds per sample × prompts / wall)",
+                f"{share:.1%}", "≤ 10 %", share <= 0.10)
     adv = results.get("adversarial")
     if adv:
         for r in adv["rows"]:
@@ -639,6 +802,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--overhead-concurrency", type=int, default=8, help="num_concurrent of the full run (default 8)")
     parser.add_argument("--startup-pairs", type=int, default=3,
                         help="interleaved before/after pairs of the startup part (default 3, ~1-2 min)")
+    parser.add_argument("--floor-pairs", type=int, default=3,
+                        help="interleaved cpsd/floor pairs of the floor part (default 3, ~3-4 min)")
     args = parser.parse_args(argv)
     parts = [p for p in args.parts.split(",") if p]
     unknown = set(parts) - set(PARTS)
@@ -671,7 +836,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         funcs: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "scoring": part_scoring, "bertscore": part_bertscore, "overhead": part_overhead,
             "latency": part_latency, "loading": part_loading, "startup": part_startup,
-            "adversarial": part_adversarial}
+            "floor": part_floor, "adversarial": part_adversarial}
         for part in PARTS:  # fixed order: scoring first, so its RSS is measured before BERTScore
             if part in parts:
                 print(f"[bench] {part} …", file=sys.stderr, flush=True)
