@@ -269,20 +269,19 @@ def zh_tokenize(text: str) -> str:
 BLEU_ORDER = 4
 
 
-def ngram_counts(tokens: Sequence[str]) -> tuple[Counter, int]:
-    """sacrebleu's ``extract_all_word_ngrams(" ".join(tokens), 1, 4)``: every 1- to 4-gram as a
-    tuple of tokens with its count, and the token count; the same counts, built by ``zip`` in C."""
-    counts: Counter = Counter()
-    for n in range(1, BLEU_ORDER + 1):
-        counts.update(zip(*(tokens[i:] for i in range(n))))
-    return counts, len(tokens)
+def ngram_counts(tokens: Sequence[str]) -> tuple[tuple[Counter, ...], int]:
+    """sacrebleu's ``extract_all_word_ngrams(" ".join(tokens), 1, 4)``, one Counter per order:
+    every n-gram as a tuple of tokens with its count, and the token count; the same counts, built
+    by ``zip`` in C."""
+    return tuple(Counter(zip(*(tokens[i:] for i in range(n)))) for n in range(1, BLEU_ORDER + 1)), len(tokens)
 
 
-def bleu_from_counts(hyp: tuple[Counter, int], ref: tuple[Counter, int]) -> float:
+def bleu_from_counts(hyp: tuple[tuple[Counter, ...], int], ref: tuple[tuple[Counter, ...], int]) -> float:
     """Sentence BLEU / 100 from :func:`ngram_counts` of both sides, clipped at 1.0.
 
-    The match statistics are sacrebleu's (``BLEU._compute_segment_statistics``: clipped n-gram
-    matches and totals per order, the hypothesis and reference lengths; integers) and the score is
+    The match statistics are sacrebleu's (``BLEU._compute_segment_statistics``: per order the
+    hypothesis n-grams and the clipped matches ``min(hyp count, ref count)``, the hypothesis and
+    reference lengths; integers, summed over the n-grams both sides share) and the score is
     sacrebleu's own ``BLEU.compute_bleu`` on them with ``sacrebleu.sentence_bleu``'s settings
     (``exp`` smoothing, effective order), so the float is the same bit for bit (tests compare it
     with ``sacrebleu.sentence_bleu`` on the stand-in data and odd texts). 0.0 when a side is empty.
@@ -292,13 +291,8 @@ def bleu_from_counts(hyp: tuple[Counter, int], ref: tuple[Counter, int]) -> floa
     (hyp_ngrams, hyp_len), (ref_ngrams, ref_len) = hyp, ref
     if not hyp_len or not ref_len:
         return 0.0
-    correct = [0] * BLEU_ORDER
-    total = [0] * BLEU_ORDER
-    for ngram, count in hyp_ngrams.items():
-        n = len(ngram) - 1
-        total[n] += count
-        if ngram in ref_ngrams:
-            correct[n] += min(count, ref_ngrams[ngram])
+    total = [sum(h.values()) for h in hyp_ngrams]
+    correct = [sum(min(h[g], r[g]) for g in h.keys() & r.keys()) for h, r in zip(hyp_ngrams, ref_ngrams)]
     score = BLEU.compute_bleu(correct=correct, total=total, sys_len=hyp_len, ref_len=ref_len,
                               smooth_method="exp", smooth_value=None, effective_order=True,
                               max_ngram_order=BLEU_ORDER)
@@ -318,8 +312,8 @@ class TextTokens:
 
     chars: tuple[str, ...]
     words: tuple[str, ...]
-    zh_ngrams: tuple[Counter, int]
-    word_ngrams: tuple[Counter, int]
+    zh_ngrams: tuple[tuple[Counter, ...], int]
+    word_ngrams: tuple[tuple[Counter, ...], int]
 
 
 def text_tokens(text: str) -> TextTokens:
