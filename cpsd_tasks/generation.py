@@ -509,6 +509,8 @@ def bert_score_version() -> str:
 _SCORER: dict[str, Any] = {}
 #: Load failures by ``(model, layers)``: a model that failed is not retried in this process.
 _FAILED: dict[tuple[str, Optional[int]], BertScoreUnavailable] = {}
+#: From this many pairs on, bert-score's progress bar is shown while BERTScore runs.
+PROGRESS_FROM = 100
 #: BERTScorer constructions and batched ``score`` calls in this process (tests assert on them).
 STATS = {"loads": 0, "score_calls": 0}
 #: Per task id: the last scoring (see :func:`bertscore_f1s`).
@@ -673,7 +675,12 @@ def bertscore_f1s(items: Sequence[Sequence[Any]]) -> list[float]:
             cands.append(cand)
             refs.append(ref)
         STATS["score_calls"] += 1
-        _, _, f = scorer.score(cands, refs, batch_size=settings.batch_size)
+        # Hundreds of pairs take minutes on a CPU: say so first, and let bert-score's own progress
+        # bar run for large batches (printing only; the values are the same).
+        log.warning("cpsd_%s: scoring BERTScore of %d pairs with %s (layer %s)…", task_id, len(todo),
+                    settings.model, settings.num_layers)
+        _, _, f = scorer.score(cands, refs, batch_size=settings.batch_size,
+                               verbose=len(todo) >= PROGRESS_FROM)
         for i, value in zip(todo, f.tolist()):
             f1s[i] = float(value)
         record["seconds"] = time.perf_counter() - started
