@@ -303,7 +303,7 @@ def render(graded: dict[str, dict[str, ReadingScore]], rows: list[dict], seconds
             s = graded[name][reader]
             lines.append(f"| {name} | {s.n} | {reader} | {s.accuracy:.4f} | {s.false_credit} | "
                          f"{s.missed} | {s.wrong_letters} |")
-    lines += ["", "## acc_single and rougeL_word, 34 models", "",
+    lines += ["", f"## acc_single and rougeL_word, {len(rows)} model{'s' if len(rows) != 1 else ''}", "",
               "| model | 1-2 plugin | 1-2 LawBench rule | 1-2 published | 3-6 plugin | 3-6 LawBench rule | "
               "3-6 published | 2-7 rougeL_word | 2-7 published |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]

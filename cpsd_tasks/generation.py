@@ -517,7 +517,7 @@ STATS = {"loads": 0, "score_calls": 0}
 _RESULTS: dict[str, dict[str, Any]] = {}
 
 _FIX = (f"give a local copy with --metadata bertscore_model=<dir> bertscore_num_layers=8 (or "
-        f"${ENV_MODEL}/${ENV_NUM_LAYERS}), or re-score the sample log later with scripts/rescore.py")
+        f"${ENV_MODEL}/${ENV_NUM_LAYERS}), or re-score the sample log later with cpsd-rescore")
 
 
 def _fail(key: tuple[str, Optional[int]], message: str, short: str) -> BertScoreUnavailable:

@@ -14,6 +14,6 @@ trap 'kill $SERVER 2>/dev/null || true; rm -f "$LOG"' EXIT
 for _ in $(seq 50); do grep -q listening "$LOG" && break; sleep 0.2; done
 URL=$(grep -o 'http://[^ ]*' "$LOG")
 echo "rule baseline at $URL"
-.venv/bin/cpsd-eval --model local-chat-completions \
+.venv/bin/cpsd-eval --model cpsd-local-chat \
   --model_args "base_url=$URL,model=baseline,num_concurrent=8" \
   --apply_chat_template --tasks "$TASKS" --output_path results/demo --log_samples ${CPSD_EVAL_ARGS:-}
