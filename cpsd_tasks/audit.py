@@ -218,9 +218,8 @@ def model_rows(corpus: Corpus, workers: Optional[int] = None) -> list[dict]:
         global _WORKER_CORPUS
         _WORKER_CORPUS = corpus
         models = sorted(corpus.outputs)
-        chunks = [models[i::workers] for i in range(workers)]
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_rows_of, [chunk for chunk in chunks if chunk])
+        with multiprocessing.get_context("fork").Pool(workers) as pool:   # one model per task: balanced
+            parts = pool.map(_rows_of, [[model] for model in models], chunksize=1)
         _WORKER_CORPUS = None
         order = {model: n for n, model in enumerate(corpus.outputs)}
         return sorted((row for part in parts for row in part), key=lambda row: order[row["model"]])
