@@ -332,7 +332,7 @@ def test_no_hub_access_is_reported_missing(caplog):
     assert math.isnan(g.agg_bertscore_f1(items))
     message = caplog.records[-1].getMessage()
     assert "could not load BERTScore model 'bert-base-chinese' (default)" in message
-    assert "bertscore_model=<dir>" in message and "scripts/rescore.py" in message
+    assert "bertscore_model=<dir>" in message and "cpsd-rescore" in message
     assert g.describe_bertscore("legal_analysis").startswith("MISSING: cannot load 'bert-base-chinese'")
     g.agg_bertscore_f1([["参考", "另一个候选", "legal_analysis"]])
     assert g.STATS["loads"] == 0 and len(g._FAILED) == 1  # the failed load is not retried
