@@ -215,10 +215,16 @@ class _Context:
     stem_tail: str = ""                 # the question's last six characters, without punctuation
 
 
+def _label_letter(match: re.Match) -> str:
+    """The letter of a :data:`_LABEL` match, whichever of its forms matched (``A:``, ``【B】…``,
+    ``1.C``)."""
+    return match.group("letter") or match.group("bracketed") or match.group("numbered")
+
+
 def _labels(text: str) -> set[str]:
     """Letters used as labels: at a line or sentence start (``A:…``, ``1. B.…``) or anywhere as
     letter + colon (``…;C:…``)."""
-    return ({m.group("letter") or m.group("bracketed") or m.group("numbered") for m in _LABEL.finditer(text)}
+    return ({_label_letter(m) for m in _LABEL.finditer(text)}
             | {m.group("letter") for m in _INLINE_LABEL.finditer(text)})
 
 
@@ -357,10 +363,13 @@ def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     lines = [line for line in re.split(r"\n|(?<=。)", text) if line.strip()]
     if len(lines) < 2:
         return None
-    label = _LABEL.match(lines[0]) or re.match(r"[ \t]*(?P<letter>[A-Z]) (?=[\u3400-\u9fff])", lines[0])
+    label = _LABEL.match(lines[0])
+    letter = _label_letter(label) if label else None
+    if label is None:
+        label = re.match(r"[ \t]*(?P<letter>[A-Z]) (?=[\u3400-\u9fff])", lines[0])
+        letter = label.group("letter") if label else None
     if not label or _LABEL.match(lines[1]) or len(_labels(lines[0])) > 1:
         return None
-    letter = label.group("letter")
     target = ctx.targets.get(letter)
     if letter in ctx.valid and target and _plain(lines[0][label.end():]).startswith(target):
         return frozenset({letter})
@@ -573,7 +582,7 @@ def _next_label(lines: list[str]) -> Optional[str]:
     for line in reversed(lines):
         if line.strip():
             label = _LABEL.match(line)
-            return chr(ord(label.group("letter")) + 1) if label else None
+            return chr(ord(_label_letter(label)) + 1) if label else None
     return None
 
 

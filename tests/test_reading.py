@@ -334,6 +334,8 @@ def test_readers_stay_linear_on_inputs_that_were_quadratic(name):
     ("答案：C还是D？", None),
     ("<|im_start|>assistant\nB", "B"),                       # the model's own role marker
     ("答案：B（错误）", "B"),                                  # still an answer to "…错误的是"
+    ("A:三个月\nB:五个月\n【C】六个月\nD", None),                # bracketed label, then the next one cut off
+    ("【A】三个月\n【B】五个月", None),                           # (the first raised TypeError before)
 ])
 def test_breaker_findings(output, expected):
     assert letters(output, FOUR) == expected
