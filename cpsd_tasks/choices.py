@@ -212,7 +212,12 @@ class _Context:
     texts: Mapping[str, str]
     negative_question: bool
     targets: Mapping[str, str]          # each option's text, normalised and without punctuation
-    stem_tail: str = ""                 # the question's last six characters, without punctuation
+    stem: str = ""                      # the question, folded and without punctuation ("" unknown)
+
+    @property
+    def stem_tail(self) -> str:
+        """The question's last six characters (without punctuation), or ``""``."""
+        return self.stem[-6:] if len(self.stem) >= 6 else ""
 
 
 def _label_letter(match: re.Match) -> str:
@@ -503,16 +508,16 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             lead = None                      # "A. 1. 2. 3. …": a label followed by numbering
         if lead and (letters := _letters(lead.group("list"), ctx.valid)):
             return letters
-        inline = {m.group("letter") for m in _INLINE_LABEL.finditer(text)} & ctx.valid
-        if len(inline) == 1 and len(labels) == 1:
-            letter = next(iter(inline))
+        inline = [m for m in _INLINE_LABEL.finditer(text) if m.group("letter") in ctx.valid]
+        if len({m.group("letter") for m in inline}) == 1 and len(labels) == 1:
+            label = inline[0]
+            letter = label.group("letter")
             target = ctx.targets.get(letter, "")
-            label = next(m for m in _INLINE_LABEL.finditer(text) if m.group("letter") == letter)
             stated = _plain(text[label.end():label.end() + 3 * len(target) + 20])
             before = text[label.start() - 1:label.start()] if label.start() else "\n"
             prose = bool(re.match(r"[A-Za-z0-9,\s]", before.replace("\n", ""))) and text[label.start()] not in "[(（【"
             if (not target or stated.startswith(target[:8])) and not prose:
-                return frozenset(inline)     # "…情形的?D:案件事实基本查清…": a label with its option text
+                return frozenset({letter})     # "…情形的?D:案件事实基本查清…": a label with its option text
     lines = text.splitlines()
     for number in range(len(lines) - 1, -1, -1):
         line = lines[number]
@@ -528,18 +533,17 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     return _by_content(text, ctx, option_list)
 
 
-def _posed_question(turn: str, question: Optional[str], ctx: _Context) -> Optional[re.Match]:
+def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
     """The first question the model poses after it answered ("正确答案：B … 请问下列哪一项…？"
     followed by options) that is not this question restated, else ``None``."""
-    if not question:
+    if not ctx.stem:
         return None
-    stem = _plain(fold_traditional(question))
     tried = 0
     for match in _NEW_QUESTION.finditer(turn):
         if match.start() == 0:
             continue
         line = _plain(match.group(0))
-        if not line or line[:10] in stem:
+        if not line or line[:10] in ctx.stem:
             continue
         if _read_turn(turn[:match.start()], ctx):
             return match
@@ -554,7 +558,7 @@ _HEADER_NEXT = re.compile(r"[ \t\n:：]*(?:〖|【)")
 _MAX_POSED = 3
 
 
-def _opens_no_exchange(turn: str, marker: re.Match, first: bool, question: Optional[str]) -> bool:
+def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str) -> bool:
     """Whether a question/instruction marker is *not* where another exchange starts: an echo of the
     instructions as the output's first words (``first``: only markers before it), or a question
     marker that restates this question (``题目：<this stem>``). A question marker that introduces
@@ -564,17 +568,16 @@ def _opens_no_exchange(turn: str, marker: re.Match, first: bool, question: Optio
         return first
     if _HEADER_NEXT.match(turn, marker.end()):
         return True                          # "【问题】〖指令〗…": a header; the next marker decides
-    if question:
-        return _restates(turn, marker.end(), question)
+    if stem:
+        return _restates(turn, marker.end(), stem)
     return first
 
 
-def _restates(text: str, position: int, question: Optional[str]) -> bool:
-    """Whether the text after a question marker restates this question (``题目：<the stem>``)."""
-    if not question:
-        return False
+def _restates(text: str, position: int, stem: str) -> bool:
+    """Whether the text after a question marker restates this question (``题目：<the stem>``);
+    ``stem`` is the question as :attr:`_Context.stem` holds it."""
     after = _plain(text[position:position + 60]).lstrip("0123456789")[:10]
-    return len(after) >= 6 and after in _plain(fold_traditional(question))
+    return len(after) >= 6 and after in stem
 
 
 def _next_label(lines: list[str]) -> Optional[str]:
@@ -627,10 +630,9 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         return ChoiceReading(None, None)
     negative = bool(question) and bool(_NEGATIVE_QUESTION.search(question[-60:]))
     targets = {key: _target(value) for key, value in texts.items() if value}
-    stem = _plain(fold_traditional(question or ""))
     ctx = _Context(valid=valid, texts=texts, negative_question=negative,
                    targets={key: value for key, value in targets.items() if value},
-                   stem_tail=stem[-6:] if len(stem) >= 6 else "")
+                   stem=_plain(fold_traditional(question or "")))
     text = prepare(output)
     if not text.strip():
         return ChoiceReading(None, None)
@@ -654,11 +656,11 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         while marker is not None:
             # first words: nothing but markers since the turn began (checked gap by gap: linear)
             first = first and not turn[position:marker.start()].strip(_EDGES)
-            if not _opens_no_exchange(turn, marker, first, question):
+            if not _opens_no_exchange(turn, marker, first, ctx.stem):
                 break
             position = marker.end()
             marker = QUESTION_MARKER.search(turn, marker.end())
-        posed = _posed_question(turn, question, ctx)
+        posed = _posed_question(turn, ctx)
         if posed is not None and (marker is None or posed.start() < marker.start()):
             marker = posed
         if marker is not None:
