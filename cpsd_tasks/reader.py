@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Optional
+from typing import Callable, Optional
 
 # --------------------------------------------------------------------------- reasoning blocks
 
@@ -172,11 +172,12 @@ def turns(text: str) -> list[str]:
         start = 0
         for match in ROLE_MARKER.finditer(piece):
             head = piece[start:match.start()]
-            if not pieces and start == 0 and not _CONTENT.search(head) and not _OTHER_ROLE.search(match.group(0)):
+            other = bool(_OTHER_ROLE.search(match.group(0)))
+            if not pieces and start == 0 and not _CONTENT.search(head) and not other:
                 start = match.end()          # the model naming its own role before answering
                 continue
             pieces.append(head)
-            if _OTHER_ROLE.search(match.group(0)):
+            if other:
                 return pieces or [""]        # a human/user turn: nothing after it is the model's answer
             start = match.end()
         pieces.append(piece[start:])
@@ -193,19 +194,18 @@ def own_turn(text: Optional[str]) -> str:
         The first piece of :func:`turns` that holds anything but whitespace and punctuation
         (``"谣言"`` for ``"谣言<eoa>\\n<human>: 下一题"``); ``""`` when there is none.
     """
-    for piece in turns(answer_text(text)):
-        if piece.strip(_EDGE_CHARS):
-            return piece
-    return ""
+    return _first(turns(answer_text(text)), lambda piece: bool(piece.strip(_EDGE_CHARS)))
+
+
+def _first(pieces: list[str], keep: Callable[[str], bool]) -> str:
+    """The first of ``pieces`` that ``keep`` accepts, else ``""``."""
+    return next((piece for piece in pieces if keep(piece)), "")
 
 
 def first_turn(text: Optional[str]) -> str:
     """:func:`answer_text`, then the first piece of :func:`turns` that is not blank (punctuation
     counts: ``[]`` is an IE answer); ``""`` when there is none."""
-    for piece in turns(answer_text(text)):
-        if piece.strip():
-            return piece
-    return ""
+    return _first(turns(answer_text(text)), lambda piece: bool(piece.strip()))
 
 
 def written_turn(text: Optional[str]) -> str:
@@ -220,10 +220,7 @@ def written_turn(text: Optional[str]) -> str:
     Returns:
         The text to score (``"摘要。"`` for ``"摘要。<eoa>\\n<human>: 再写一条"``), or ``""``.
     """
-    for piece in turns(_ZERO_WIDTH.sub("", strip_think(text))):
-        if _has_text(piece):
-            return piece.strip()
-    return ""
+    return _first(turns(_ZERO_WIDTH.sub("", strip_think(text))), _has_text).strip()
 
 
 def _has_text(piece: str) -> bool:
