@@ -204,6 +204,30 @@ def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
         raise
 
 
+def close_process_group() -> bool:
+    """Tear down torch.distributed's process group if this process (one rank of a launch) made one.
+
+    Guards a harness gap: under ``accelerate launch`` / ``torchrun``, lm-eval's evaluator returns
+    on ranks > 0 right after gathering the per-sample values and nobody calls
+    ``destroy_process_group``. Such a rank exits with gloo's worker threads alive, which
+    intermittently ends in ``terminate called without an active exception`` (SIGABRT); the launcher
+    then SIGTERMs rank 0 while it is still aggregating, and the whole run is lost with no results
+    file. Destroying the group is local to each rank (no collective), so rank 0 is not held up.
+
+    torch is not imported here: a process that never loaded ``torch.distributed`` has no group.
+
+    Returns:
+        True when a process group was destroyed, False when there was none.
+    """
+    dist = sys.modules.get("torch.distributed")
+    if dist is None or not dist.is_available() or not dist.is_initialized():
+        return False
+    rank = dist.get_rank()
+    dist.destroy_process_group()
+    say(f"rank {rank}: closed the torch.distributed process group")
+    return True
+
+
 def _close_progress_bars() -> None:
     """Close the harness's open tqdm bars (so none redraws after our last line) and end their line."""
     try:
@@ -256,6 +280,8 @@ def main(argv: Optional[list[str]] = None) -> None:
         _close_progress_bars()
         fail(f"the endpoint did not answer ({lost}); the run stopped. Check that the server is up, "
              f"then rerun the same command (with --use_cache DIR, answers already received are kept)", code=1)
+    finally:
+        close_process_group()
 
 
 if __name__ == "__main__":

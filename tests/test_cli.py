@@ -64,6 +64,32 @@ def test_run_task_manager_has_no_builtins():
     assert tm.all_tasks and all(name.startswith("cpsd") for name in tm.all_tasks)
 
 
+PROCESS_GROUP_PROBE = """
+import sys
+import torch.distributed as dist
+from cpsd_tasks.cli import close_process_group
+print(close_process_group())                       # no group yet
+dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
+print(close_process_group(), dist.is_initialized())  # destroyed, and gone
+"""
+
+
+def test_close_process_group_destroys_an_initialised_group_only(tmp_path):
+    """The guard against a rank > 0 exiting with gloo threads alive (SIGABRT; see cli docstring)."""
+    proc = subprocess.run([sys.executable, "-c", PROCESS_GROUP_PROBE, str(tmp_path / "store")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["False", "True", "False"]
+    assert "rank 0: closed the torch.distributed process group" in proc.stderr
+
+
+def test_close_process_group_without_torch_loaded_imports_nothing():
+    code = ("import sys; from cpsd_tasks.cli import close_process_group; "
+            "print(close_process_group(), 'torch' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split() == ["False", "False"], proc.stderr[-2000:]
+
+
 def test_no_arguments_prints_usage(capsys):
     with pytest.raises(SystemExit) as exit_:
         cli.main([])

@@ -477,6 +477,8 @@ def test_accelerate_two_cpu_processes_match_single_process(models, hf_cache, all
                  launcher=launcher, env_extra={"ACCELERATE_USE_CPU": "true"},
                  metadata={"bertscore_model": str(models["bert"]), "bertscore_num_layers": 2})
     assert "on rank 1" in run["stderr"], "documents were not sharded over two ranks"
+    for rank in (0, 1):  # each rank tears down its group (a rank 1 that does not can SIGABRT the run)
+        assert f"rank {rank}: closed the torch.distributed process group" in run["stderr"]
     check_complete(run, [*paper, *ll], configs, LIMIT)
     single, multi = base_run["results"]["results"], run["results"]["results"]
     assert set(single) == set(multi)
