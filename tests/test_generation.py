@@ -295,7 +295,7 @@ def test_bertscore_tiny_model_loaded_once_and_scored_in_one_call(tiny_bert, coun
     # A second task reuses the same scorer: still one construction, one more call.
     g.agg_bertscore_f1([p["bertscore_f1"] for p in _items("legal_analysis", [d["reference"] for d in demo_docs("legal_analysis")])])
     assert counting_scorer["init"] == 1 and counting_scorer["score"] == [4, 6]
-    assert g.STATS == {"loads": 1, "score_calls": 2}
+    assert g.bert_scorer().stats == {"loads": 1, "score_calls": 2}
     assert "BERTScore model" in caplog.text and "layer 2" in caplog.text
 
 
@@ -335,7 +335,7 @@ def test_no_hub_access_is_reported_missing(caplog):
     assert "bertscore_model=<dir>" in message and "cpsd-rescore" in message
     assert g.describe_bertscore("legal_analysis").startswith("MISSING: cannot load 'bert-base-chinese'")
     g.agg_bertscore_f1([["参考", "另一个候选", "legal_analysis"]])
-    assert g.STATS["loads"] == 0 and len(g._FAILED) == 1  # the failed load is not retried
+    assert g.bert_scorer().stats["loads"] == 0 and len(g.bert_scorer().failed) == 1  # the failed load is not retried
 
 
 def test_bertscore_switched_off_and_all_empty_outputs():

@@ -207,8 +207,9 @@ def test_each_text_segmented_once_and_reference_tokens_cached(monkeypatch):
 
     import sacrebleu
 
-    monkeypatch.setattr(g, "word_tokens", counting("jieba", word_tokens))
-    monkeypatch.setattr(g, "zh_tokenize", counting("zh", zh_tokenize))
+    # patched where text_tokens looks them up (cpsd_tasks.generation.tokens)
+    monkeypatch.setattr(g.tokens, "word_tokens", counting("jieba", word_tokens))
+    monkeypatch.setattr(g.tokens, "zh_tokenize", counting("zh", zh_tokenize))
     monkeypatch.setattr(sacrebleu, "sentence_bleu", counting("sacrebleu", sacrebleu.sentence_bleu))
     g._reference_tokens.cache_clear()
     ref = "被告人张某犯盗窃罪，判处有期徒刑一年。"
