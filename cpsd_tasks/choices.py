@@ -281,6 +281,9 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue                         # "…下列说法正确的是:A:…": the options copied, from the first
         if option_list and _opens_list(text, end):
             continue                         # "[正确答案]A:三个月;B:五个月…": a copied option list
+        if (not strong and ctx.stem_tail and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
+                and _plain(text[max(0, start - 24):end - 1]).endswith(ctx.stem_tail)):
+            continue                         # "…哪些事项应予继承，说法正确的有A:…": the question restated, its options copied
         line_start = text.rfind("\n", 0, start) + 1
         label = _LINE_LABEL.match(text, line_start)
         if label and label.end() <= start:
@@ -316,7 +319,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
 _ITEM_END = re.compile(r"[;；\n]")
 _LONE_LETTER = re.compile(r"(?m)^[ \t]*([A-Z])[ \t]*$")
 # A line that asks a question and is followed by an option list: a question the model poses.
-_NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}[?？][ \t]*\n(?=(?:[ \t]*\n)*[ \t]*[(（\[【]?[A-Z][)）\]】]?[ \t]*[:：.．、])")
+_NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}[?？][ \t]*(?:\n(?:[ \t]*\n)*[ \t]*)?(?=[(（\[【]?[A-Z][)）\]】]?[ \t]*[:：.．、])")
 _SENTENCE_ENDS = ("。", ".", "!", "！", "?", "？", "\n")
 _EDGES = " \t\r\n:：。,，、【】[]()（）〖〗#*"
 _LINE_LABEL = re.compile(r"[ \t]*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]? ?[:：.．、)）]")
@@ -364,7 +367,9 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
 
 def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     """The first line is one option with its own text ("A 甲某个人成立合同诈骗罪") and the next line
-    is not another label: an answer, even when copies of the question and its options follow."""
+    is not another label: an answer, even when copies of the question and its options follow (but
+    not when the other options follow with their own text and no copy of the question: a walk
+    through every option)."""
     lines = [line for line in re.split(r"\n|(?<=。)", text) if line.strip()]
     if len(lines) < 2:
         return None
@@ -377,6 +382,9 @@ def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         return None
     target = ctx.targets.get(letter)
     if letter in ctx.valid and target and _plain(lines[0][label.end():]).startswith(target):
+        rest = text[text.find(lines[0]) + len(lines[0]):]
+        if len(_labels(rest) - {letter}) >= 2 and not (ctx.stem_tail and ctx.stem_tail in _plain(rest)):
+            return None                      # "A:…; 依据… B:…。C:…": every option discussed in turn
         return frozenset({letter})
     return None
 
@@ -389,6 +397,39 @@ _CONCLUDED = re.compile(
     r"|(?P<rest>[^。！？!?\n]*))"
 )
 _DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于|不应")
+
+
+# What a stem asks about, after its question word ("下列哪种情形属于教唆犯?" → "属于教唆犯").
+_ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,12})$")
+# A verdict right after an option's own text ("A:该合同为附解除条件的合同是错误的。").
+_TEXT_VERDICT = re.compile(r"(?:的说法|说法|的表述|表述)?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|符合(?:法律)?规定)"
+                           r"|(?P<neg>是?(?:错误|不正确|错)的?|不符合(?:法律)?规定))")
+_SENTENCE_END = re.compile(r"[。\n;；]")
+
+
+def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
+    """Per-option sentences that state an option's own text and then a verdict on it: "A:<text>是
+    错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
+    教唆犯。" for "下列哪种情形属于教唆犯?": the option answers the question as asked)."""
+    asked = _ASKED.search(ctx.stem)
+    predicate = asked.group("asked").removeprefix("是") if asked else None
+    found: dict[str, set[bool]] = {}
+    for label in _LABEL.finditer(text):
+        letter = _label_letter(label)
+        target = ctx.targets.get(letter)
+        if not target or letter not in ctx.valid:
+            continue
+        end = _SENTENCE_END.search(text, label.end())
+        stated = _plain(text[label.end():end.start() if end else len(text)])
+        if not stated.startswith(target) or len(stated) == len(target):
+            continue
+        rest = stated[len(target):]
+        judged = _TEXT_VERDICT.fullmatch(rest)
+        if judged:
+            found.setdefault(letter, set()).add(judged.group("pos") is not None)
+        elif predicate and rest.removeprefix("是").removesuffix("的") == predicate:
+            found.setdefault(letter, set()).add(not ctx.negative_question)
+    return found
 
 
 def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
@@ -411,7 +452,7 @@ def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             continue                         # "…\nB:对" cut off by the length limit: a label, no verdict
         for letter in _letters(listed.group(0), ctx.valid):
             verdict[letter] = match.group("pos") is not None
-    line_verdicts: dict[str, set[bool]] = {}
+    line_verdicts: dict[str, set[bool]] = _text_verdicts(text, ctx)
     for match in _ENGLISH_VERDICT.finditer(text):
         line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
     for match in _LINE_VERDICT.finditer(text):
@@ -451,7 +492,11 @@ def _by_content(text: str, ctx: _Context, option_list: bool = False) -> Optional
     if not present:
         return None
     # with a copied option list, only what comes after its last label can conclude with 因此/所以…
-    tail_start = max((m.end() for m in _LABEL.finditer(text)), default=0) if option_list else 0
+    last_label = max(_LABEL.finditer(text), key=lambda m: m.end(), default=None) if option_list else None
+    tail_start = last_label.end() if last_label else 0
+    # "…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。": the last option's own discussion, not a conclusion
+    own = _label_letter(last_label) if last_label and _plain(text[tail_start:tail_start + 80]).startswith(
+        targets.get(_label_letter(last_label), "\0")) else None
     named = set()
     offset = 0
     for sentence in re.split(r"[。！？!?\n]", text):
@@ -464,7 +509,7 @@ def _by_content(text: str, ctx: _Context, option_list: bool = False) -> Optional
             continue                         # none, or "外孙子女、侄子、侄女及干儿子都可以": several
         key, position = next(iter(stated.items()))
         head = plain[:position]
-        if (head.endswith(("是", "为")) or (in_tail and _CONCLUSION.search(head) and len(present[key]) >= 4)
+        if (head.endswith(("是", "为")) or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
                 or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
             named.add(key)                   # "…注册资本的35%": the option completes the question
     return frozenset(named) if len(named) == 1 else None
@@ -527,7 +572,7 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             continue                         # "B:" with its text cut off is a label, not an answer
         bare = _LIST_RE.fullmatch(strip_edges(line))
         if bare and (letters := _letters(bare.group(0), ctx.valid)):
-            if option_list and number == len(lines) - 1 and _next_label(lines[:number]) in letters:
+            if option_list and number == len(lines) - 1 and _next_label(lines[:number], ctx.valid) in letters:
                 continue                     # "…\nB:…\nC" : the next label of a copied list, cut off
             return letters
     return _by_content(text, ctx, option_list)
@@ -580,13 +625,36 @@ def _restates(text: str, position: int, stem: str) -> bool:
     return len(after) >= 6 and after in stem
 
 
-def _next_label(lines: list[str]) -> Optional[str]:
-    """The letter after the label of the last non-empty line (``B:…`` → ``C``), else ``None``."""
+def _next_label(lines: list[str], valid: Iterable[str] = "ABCD") -> Optional[str]:
+    """The letter after the label of the last non-empty line (``B:…`` → ``C``), else ``None``.
+
+    A line that holds the whole option list (``A:官当;B:…;D:重罪十条。``) is followed by the first
+    label of its next copy (``A``)."""
     for line in reversed(lines):
         if line.strip():
             label = _LABEL.match(line)
-            return chr(ord(_label_letter(label)) + 1) if label else None
+            if not label:
+                return None
+            inline = [m.group("letter") for m in _INLINE_LABEL.finditer(line)]
+            if len(set(inline)) >= 2 and inline[-1] == max(valid):
+                return min(valid)
+            return chr(ord(_label_letter(label)) + 1)
     return None
+
+
+def _combine(slots: list[frozenset[str]], declared: bool) -> frozenset[str]:
+    """One answer from an answer turn and the bare answer turns after it.
+
+    Three or more different single letters are a template filled for every option (all of them:
+    ``[正确答案]A<eoa>[正确答案]B<eoa>[正确答案]C<eoa>``). Otherwise, when every turn declares its
+    answer, the last declaration wins (a corrected answer: ``[正确答案]B<eoa>[正确答案]D<eoa>`` → D),
+    as within one turn (:func:`_declared`); a letter added without a declaration
+    (``[正确答案]C<eoa>\nD<eoa>``) is read as one more letter (CD: graders split on it; never
+    credited as a single answer).
+    """
+    if all(len(slot) == 1 for slot in slots) and len(set(slots)) >= 3:
+        return frozenset().union(*slots)
+    return slots[-1] if declared else frozenset().union(*slots)
 
 
 def _is_bare(text: str) -> bool:
@@ -637,6 +705,8 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     if not text.strip():
         return ChoiceReading(None, None)
     answer: Optional[frozenset[str]] = None
+    slots: list[frozenset[str]] = []         # the answer, then each bare turn after it
+    declared: list[bool] = []                # whether each of those turns declares ("[正确答案]D")
     first: Optional[int] = None
     started = False                          # some content was seen before this turn
     stopped = False                          # another exchange started: read no further
@@ -647,7 +717,8 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
                 break
             more = _read_turn(turn, ctx)
             if more:
-                answer |= more
+                slots.append(more)
+                declared.append(bool(_DECLARATION.search(turn)))
             continue
         # A new question or an echo of the instructions, anywhere but as the output's first words,
         # starts another exchange: what follows it is not this question's answer.
@@ -671,7 +742,11 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         read = _read_turn(turn, ctx)
         if read:
             answer, first = read, index
+            slots.append(read)
+            declared.append(True)
         started = started or bool(turn.strip())
+    if len(slots) >= 2:
+        answer = _combine(slots, all(declared))
     if not answer and not stopped and len(pieces) > 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
         # "因此，A选项<eoa>是正确的答案。": an end marker inside a sentence; read the two pieces as one
         answer = _read_turn(pieces[0] + pieces[1], ctx)

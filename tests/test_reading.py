@@ -97,7 +97,10 @@ def test_restatement_before_the_declared_label_does_not_count():
     ("AC两项正确", "AC"),
     ("答案：A, B and C", "ABC"),
     ("Answer: A, C and D", "ACD"),
-    ("[正确答案]C<eoa>\nD<eoa>", "CD"),                      # a bare answer turn adds to the first
+    ("[正确答案]C<eoa>\nD<eoa>", "CD"),                      # a bare letter turn adds to the first
+    ("[正确答案]C<eoa>\n[正确答案]D<eoa>", "D"),             # a second declaration: the last wins
+    ("[正确答案]：B<eoa>\n\n[正确答案]：B<eoa>\n\n[正确答案]：D<eoa>", "D"),   # (graders: corrected)
+    ("[正确答案]A<eoa>\n[正确答案]B<eoa>\n[正确答案]C<eoa>", "ABC"),   # one slot per option: a template
     ("【答案】A\n【解析】甲\n【答案】B\n【解析】乙\n【答案】C\n【解析】丙\n【答案】D", "ABCD"),  # template
 ])
 def test_several_choices(output, expected):
@@ -151,6 +154,57 @@ def test_ruled_out_distractor(output, expected):
 def test_invented_follow_up_turns(output, expected):
     question = "下列朝代中最早实行科举制度的是哪一个?"
     assert letters(output, question=question) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    # an invented question whose options follow on the same line, after this question's answer
+    ("正确答案：A\n\n下列哪个朝代统一了六国？B:秦朝；C:晋朝；D:宋朝。\n正确答案：B", "A"),
+    ("正确答案：C:唐朝。\n\n下列哪个朝代最晚？A:元朝；B:明朝；C:清朝。\n正确答案：C:清朝。\n正确答案：A", "C"),
+])
+def test_invented_question_with_inline_options(output, expected):
+    assert letters(output, question="下列朝代中最早实行科举制度的是哪一个?") == expected
+
+
+DYNASTIES = "下列朝代中，说法正确的有"
+@pytest.mark.parametrize("output", [
+    # the option list copied again and again, cut off after the next copy's first label
+    "A:隋朝;B:五代十国时期;C:唐朝;D:汉朝。\nA:隋朝;B:五代十国时期;C:唐朝;D:汉朝。\nA",
+    # the question restated with its options: "…说法正确的有A:隋朝;" is no declaration
+    "1. 下列朝代中，说法正确的有A:隋朝;\n2. 五代十国时期;\n3. 唐朝;\n4. 汉朝。\n这些朝代各有特点。",
+    # every option discussed in turn, the first line being option A with its text
+    "A:隋朝; 隋朝历时较短。隋朝开创了科举。B:五代十国时期，战乱频繁。C:唐朝，国力强盛。D:汉朝，历时较长。",
+])
+def test_copied_or_walked_through_options_are_no_answer(output):
+    assert letters(output, question=DYNASTIES) is None
+
+
+def test_each_option_concluded_in_turn_is_no_answer():
+    """Every option gets its own "因此…" sentence: the last one is the last option's discussion."""
+    output = ("A:甲定盗窃罪。根据规定，因此，甲定盗窃罪。\nB:甲定诈骗罪。根据规定，因此，甲定诈骗罪。\n"
+              "C:甲定抢劫罪。根据规定，因此，甲定抢劫罪。\nD:甲定侵占罪。根据规定，因此，甲定侵占罪。")
+    options = {"A": "甲定盗窃罪", "B": "甲定诈骗罪", "C": "甲定抢劫罪", "D": "甲定侵占罪"}
+    assert letters(output, options, question="对甲的行为，下列选项正确的是:") is None
+    # …whereas a conclusion after the list still names the answer
+    concluded = output + "\n综上，本案中甲定诈骗罪是正确的。"
+    assert letters(concluded, options, question="对甲的行为，下列选项正确的是:") == "B"
+
+
+CRIMES = {"A": "甲指使乙作伪证", "B": "甲煽动他人分裂国家", "C": "甲教唆乙贩卖毒品", "D": "甲指使丙殴打丁"}
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # a verdict right after each option's own text, on a question asking for the wrong one
+    ("A:甲指使乙作伪证是错误的。理由一。\nB:甲煽动他人分裂国家是正确的。理由二。\nC:甲教唆乙贩卖毒品是错误的。",
+     "下列说法错误的是:", "AC"),
+    # the question's own predicate after each option's text
+    ("A:甲指使乙作伪证属于教唆犯。\n\nB:甲煽动他人分裂国家属于教唆犯。\n\nC:甲教唆乙贩卖毒品属于教唆犯。",
+     "下列哪种情形属于教唆犯?", "ABC"),
+    ("A:甲指使乙作伪证不属于教唆犯。\nC:甲教唆乙贩卖毒品属于教唆犯。", "下列哪种情形属于教唆犯?", "C"),
+    # the option's text followed by more words is no verdict on it
+    ("A:甲指使乙作伪证是错误的行为人所为。\nB:甲煽动他人分裂国家是正确的理由之一。", "下列说法错误的是:", None),
+])
+def test_verdict_after_an_options_own_text(output, question, expected):
+    assert letters(output, CRIMES, question=question) == expected
 
 
 def test_question_restated_then_answered_counts():
