@@ -72,11 +72,8 @@ def run_cpsd_eval(tasks: str, base_url: str, out_dir: Path, hf_home: Path,
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd or out_dir.parent, env=env,
                           timeout=timeout)
     assert proc.returncode == 0, f"cpsd-eval failed ({proc.returncode}):\n{proc.stderr[-4000:]}"
-    results_files = sorted(out_dir.rglob("results_*.json"))
-    assert results_files, f"no results file under {out_dir}"
-    samples: dict[str, list[dict]] = {}
-    for path in out_dir.rglob("samples_*.jsonl"):
-        task = path.name[len("samples_"):].rsplit("_", 1)[0]
-        samples[task] = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
-    return {"results": json.loads(results_files[-1].read_text(encoding="utf-8")), "samples": samples,
-            "stdout": proc.stdout, "stderr": proc.stderr}
+    assert any(out_dir.rglob("results_*.json")), f"no results file under {out_dir}"
+    from cpsd_tasks.report.runs import read_output  # the package's own reader of harness output
+
+    output = read_output(out_dir)
+    return {"results": output.results, "samples": output.samples, "stdout": proc.stdout, "stderr": proc.stderr}

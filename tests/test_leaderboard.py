@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpsd_tasks import errors, leaderboard as lb, plots
+from cpsd_tasks.report import aggregations, cli, errors, fonts, jsonio, plots, render, runs, stats, tables
 from cpsd_tasks.baseline import answer
 from cpsd_tasks.tasks import get_task
 
@@ -90,7 +90,7 @@ def two_runs(tmp_path_factory, baseline_url, variant_url, hf_home):
 
 @pytest.fixture(scope="module")
 def rows(two_runs):
-    return lb.build_rows(lb.load_runs([two_runs["a"], two_runs["b"]]), with_paper=True)
+    return tables.build_rows(runs.load_runs([two_runs["a"], two_runs["b"]]), with_paper=True)
 
 
 def md_rows(markdown: str) -> dict[str, list[str]]:
@@ -105,6 +105,7 @@ def md_rows(markdown: str) -> dict[str, list[str]]:
 
 # --------------------------------------------------------------------------- loading and tables
 
+@pytest.mark.e2e
 def test_runs_loaded_with_names_data_and_values(two_runs, rows):
     run_rows = [r for r in rows if r.run is not None]
     assert [(r.name, r.data, r.label) for r in run_rows] == [("baseline", "demo", "baseline (demo)"),
@@ -118,29 +119,31 @@ def test_runs_loaded_with_names_data_and_values(two_runs, rows):
     assert sum(r.is_paper for r in rows) == 14
 
 
+@pytest.mark.e2e
 def test_markdown_table3_cells(two_runs, rows):
-    md = lb.to_markdown(lb.TABLES[0], rows, notes=lb.table_notes(rows))
+    md = render.to_markdown(tables.TABLES[0], rows, notes=render.table_notes(rows))
     cells = md_rows(md)
     res = two_runs["res_a"]["results"]
     assert cells["baseline | demo‡"] == [f"{res[f'cpsd_{t}']['acc,none']:.4f}" for t in CLF]
     assert cells["GPT-4 | published† (private data)"] == ["0.7533", "0.8975", "0.8600", "1.0000"]
     assert cells["Atom-1B | published† (private data)"] == ["0.0516", "0.0600", "0.4750", "0.0100"]
     assert list(cells)[:2] == ["baseline | demo‡", "variant | demo‡"]  # runs first, paper after
-    assert lb.PAPER_NOTE in md and lb.DEMO_NOTE in md and "PRIVATE" in md
+    assert render.PAPER_NOTE in md and render.DEMO_NOTE in md and "PRIVATE" in md
     # The demo runs have no IE task: blank cells, not 0.
-    ie = md_rows(lb.to_markdown(lb.TABLES[1], rows))
+    ie = md_rows(render.to_markdown(tables.TABLES[1], rows))
     assert ie["variant | demo‡"] == [""] * 9
     assert ie["GPT-4 | published† (private data)"][:3] == ["0.6721", "0.6352", "0.6295"]
 
 
+@pytest.mark.e2e
 def test_csv_round_trip_with_ci(rows):
-    table = lb.TABLES[0]
+    table = tables.TABLES[0]
     some = [r for r in rows if r.run is not None] + [r for r in rows if r.is_paper][:2]
-    lb.add_cis(some, [table], n_boot=200, seed=7)
-    text = lb.to_csv(table, some, with_ci=True)
-    back = lb.read_csv_table(text)
+    stats.add_cis(some, [table], n_boot=200, seed=7)
+    text = render.to_csv(table, some, with_ci=True)
+    back = render.read_csv_table(text)
     assert [b["model"] for b in back] == [r.name for r in some]
-    assert list(back[0]) == lb.csv_header(table, with_ci=True)
+    assert list(back[0]) == render.csv_header(table, with_ci=True)
     for r, b in zip(some, back):
         assert b["data"] == r.data
         for c in table.columns:
@@ -150,72 +153,76 @@ def test_csv_round_trip_with_ci(rows):
     assert back[-1]["source"] == "published (private CPSDBench data)" and back[-1][f"{table.columns[0].key}.ci_low"] is None
 
 
+@pytest.mark.e2e
 def test_latex_rendering(rows):
-    tex = lb.to_latex(lb.TABLES[0], rows, notes=lb.table_notes(rows))
+    tex = render.to_latex(tables.TABLES[0], rows, notes=render.table_notes(rows))
     assert r"\toprule" in tex and r"\bottomrule" in tex and tex.count(r"\midrule") == 2  # header + run|paper
     assert r"published$^\dagger$ (private data)" in tex and r"demo$^\ddagger$" in tex
     assert "GPT-4 & published" in tex and "0.7533 & 0.8975 & 0.8600 & 1.0000" in tex
-    assert lb.latex_escape("a_b & 50% #1 {x}") == r"a\_b \& 50\% \#1 \{x\}"
+    assert render.latex_escape("a_b & 50% #1 {x}") == r"a\_b \& 50\% \#1 \{x\}"
 
 
 # --------------------------------------------------------------------------- uncertainty
 
+@pytest.mark.e2e
 def test_bootstrap_ci_contains_point_estimate(rows):
     for r in (x for x in rows if x.run is not None):
         for t in CLF:
             tr = r.tasks[t]
             for metric, n_boot in (("acc", 1000), ("f1_macro", 100)):
-                _, items = lb.metric_items(tr, metric)
-                fn = lb.aggregation_for(tr, metric)
-                point, lo, hi = lb.bootstrap_ci(items, fn, n_boot, 1234, lb.per_sample_scores(tr, metric, items, fn))
+                _, items = stats.metric_items(tr, metric)
+                fn = aggregations.aggregation_for(tr, metric)
+                point, lo, hi = stats.bootstrap_ci(items, fn, n_boot, 1234, stats.per_sample_scores(tr, metric, items, fn))
                 assert point == pytest.approx(r.value(t, metric), abs=1e-12)
                 assert lo <= point <= hi, (r.label, t, metric, lo, point, hi)
                 if metric == "acc":
-                    assert lb.cell_ci(tr, metric, n_boot, 1234) == (lo, hi)  # seeded: same again
+                    assert stats.cell_ci(tr, metric, n_boot, 1234) == (lo, hi)  # seeded: same again
     # f1_macro resolves to the task's own aggregation, not a mean.
     tr = rows[0].tasks["rumor"]
-    assert lb.aggregation_for(tr, "f1_macro").__qualname__ == "agg_f1_macro"
-    assert lb.aggregation_for(tr, "acc") is lb.mean_aggregation
+    assert aggregations.aggregation_for(tr, "f1_macro").__qualname__ == "agg_f1_macro"
+    assert aggregations.aggregation_for(tr, "acc") is aggregations.mean_aggregation
 
 
 def test_bootstrap_by_hand():
-    assert lb.bootstrap_ci([1.0, 1.0, 1.0], n_boot=50) == (1.0, 1.0, 1.0)
-    assert lb.bootstrap_ci([], n_boot=50) is None
-    point, lo, hi = lb.bootstrap_ci([0.0, 1.0] * 50, per_sample=np.array([0.0, 1.0] * 50), n_boot=2000, seed=1)
+    assert stats.bootstrap_ci([1.0, 1.0, 1.0], n_boot=50) == (1.0, 1.0, 1.0)
+    assert stats.bootstrap_ci([], n_boot=50) is None
+    point, lo, hi = stats.bootstrap_ci([0.0, 1.0] * 50, per_sample=np.array([0.0, 1.0] * 50), n_boot=2000, seed=1)
     assert point == 0.5 and 0.38 < lo < 0.45 and 0.55 < hi < 0.62  # binomial: 0.5 ± 1.96·0.05
     with pytest.raises(ValueError):
-        lb.bootstrap_ci([1.0], n_boot=0)
+        stats.bootstrap_ci([1.0], n_boot=0)
 
 
+@pytest.mark.e2e
 def test_paired_test_identical_runs_no_difference(two_runs):
-    twin = lb.build_rows(lb.load_runs([two_runs["a"], two_runs["a"]]))
+    twin = tables.build_rows(runs.load_runs([two_runs["a"], two_runs["a"]]))
     assert [r.name for r in twin] == ["baseline", "baseline (2)"]
-    results = lb.compare_rows(twin[0], twin[1], n_boot=300)
+    results = stats.compare_rows(twin[0], twin[1], n_boot=300)
     assert [r.task for r in results] == list(CLF)
     for r in results:
         assert r.delta == 0.0 and r.p == 1.0 and r.better == "identical" and r.ci == (0.0, 0.0)
-    f1 = lb.compare_rows(twin[0], twin[1], metric="f1_macro", n_boot=100)
+    f1 = stats.compare_rows(twin[0], twin[1], metric="f1_macro", n_boot=100)
     assert all(r.delta == 0.0 and r.p == 1.0 for r in f1)
 
 
+@pytest.mark.e2e
 def test_paired_test_baseline_beats_variant(rows):
-    a, b = lb.find_row(rows, "baseline"), lb.find_row(rows, "2")
+    a, b = tables.find_row(rows, "baseline"), tables.find_row(rows, "2")
     assert b.name == "variant"
-    results = {r.task: r for r in lb.compare_rows(a, b, n_boot=1000)}
+    results = {r.task: r for r in stats.compare_rows(a, b, n_boot=1000)}
     inc = results["incident_classification"]
     assert inc.n == 40 and inc.a == a.value("incident_classification", "acc")
     assert inc.delta == pytest.approx(inc.a - inc.b) and inc.delta > 0.3
     assert inc.p < 0.01 and inc.better == "baseline (demo)"
     with pytest.raises(KeyError, match="run rows are"):
-        lb.find_row(rows, "GPT-4")
+        tables.find_row(rows, "GPT-4")
 
 
 def test_paired_bootstrap_by_hand():
-    a, b, delta, ci, p = lb.paired_bootstrap([1.0] * 4, [0.0] * 4, n_boot=99)
+    a, b, delta, ci, p = stats.paired_bootstrap([1.0] * 4, [0.0] * 4, n_boot=99)
     assert (a, b, delta, ci) == (1.0, 0.0, 1.0, (1.0, 1.0))
     assert p == pytest.approx(1 / 100)  # no δ* is as far from δ as δ from 0
     with pytest.raises(ValueError):
-        lb.paired_bootstrap([1.0], [1.0, 0.0])
+        stats.paired_bootstrap([1.0], [1.0, 0.0])
 
 
 # --------------------------------------------------------------------------- error taxonomy
@@ -268,6 +275,7 @@ def test_taxonomy_counts_on_hand_labelled_outputs():
     assert by_id["h-15"].output is None and by_id["h-15"].prediction is None
 
 
+@pytest.mark.e2e
 def test_judge_is_the_task_judge_and_agrees_with_logged_acc(rows):
     from cpsd_tasks.classification import judge
 
@@ -278,6 +286,7 @@ def test_judge_is_the_task_judge_and_agrees_with_logged_acc(rows):
         assert (cls == "correct") == (s["acc"] == 1.0)
 
 
+@pytest.mark.e2e
 def test_variant_run_has_every_error_class(rows):
     js = errors.judge_rows(rows)
     classes = Counter(j.error_class for j in js if j.model == "variant (demo)")
@@ -318,14 +327,14 @@ def test_bugs_in_our_judges_surface(monkeypatch):
 
 
 def test_sample_log_without_gold_fields_is_skipped_not_a_crash(caplog):
-    caplog.set_level(logging.WARNING, logger="cpsd_tasks.errors")
+    caplog.set_level(logging.WARNING, logger="cpsd_tasks.report.errors")
     sample = {"doc_id": 0, "doc": {"id": "r0", "text": "x"}, "filtered_resps": ["谣言"]}
     assert errors.judge_task_samples("m", "demo", "rumor", [sample]) == []
     assert "rumor skipped for m (sample 0 of its log has no doc field 'label'" in caplog.text
 
 
 def test_generation_and_missing_judges_are_skipped(caplog, monkeypatch):
-    caplog.set_level(logging.INFO, logger="cpsd_tasks.errors")
+    caplog.set_level(logging.INFO, logger="cpsd_tasks.report.errors")
     assert errors.judge_task_samples("m", "demo", "case_summary", [{"doc": {"input": "x", "reference": "y"}}]) == []
     assert "case_summary skipped (no per-sample error taxonomy" in caplog.text
 
@@ -370,13 +379,13 @@ def test_qa_per_type_ci_uses_the_task_aggregation(tmp_path):
                      "acc_judge": [qtype, ok] if qtype == "判断" else None})
     write_results(tmp_path / "qa", {"cpsd_case_reading": {"acc_judge,none": 2 / 3, "total,none": 0.8}}, {"model": "q"},
                   samples={"cpsd_case_reading": recs})
-    (row,) = lb.build_rows(lb.load_runs([tmp_path / "qa"]))
+    (row,) = tables.build_rows(runs.load_runs([tmp_path / "qa"]))
     tr = row.tasks["case_reading"]
-    fn = lb.aggregation_for(tr, "acc_judge")
-    assert fn.__module__ == "cpsd_tasks.qa" and fn(lb.metric_items(tr, "acc_judge")[1]) == pytest.approx(2 / 3)
-    lo, hi = lb.cell_ci(tr, "acc_judge", n_boot=300)
+    fn = aggregations.aggregation_for(tr, "acc_judge")
+    assert fn.__module__ == "cpsd_tasks.qa" and fn(stats.metric_items(tr, "acc_judge")[1]) == pytest.approx(2 / 3)
+    lo, hi = stats.cell_ci(tr, "acc_judge", n_boot=300)
     assert 0.0 <= lo <= 2 / 3 <= hi <= 1.0
-    assert lb.aggregation_for(tr, "total") is lb.mean_aggregation  # from the task's YAML (no metric_list logged)
+    assert aggregations.aggregation_for(tr, "total") is aggregations.mean_aggregation  # from the task's YAML (no metric_list logged)
 
 
 # --------------------------------------------------------------------------- hand-built results
@@ -403,22 +412,22 @@ def test_hand_built_ie_qa_tg_rows(tmp_path):
         "cpsd_ie": {"f1,none": 0.9},  # a group row: ignored
     }, "pretrained=/models/qwen-7b/,dtype=float32", metadata={"data_dir": "/data/cpsd"})
     write_results(tmp_path / "m2", {"cpsd_rumor": {"acc,none": 0.75}}, {"model": "Qwen/Qwen2-7B-Instruct"})
-    runs = lb.load_runs([tmp_path])
-    assert [r.name for r in runs] == ["qwen-7b", "Qwen/Qwen2-7B-Instruct"]
-    rows = lb.build_rows(runs)
+    loaded = runs.load_runs([tmp_path])
+    assert [r.name for r in loaded] == ["qwen-7b", "Qwen/Qwen2-7B-Instruct"]
+    rows = tables.build_rows(loaded)
     assert [(r.name, r.data) for r in rows] == [("qwen-7b", "/data/cpsd"), ("Qwen/Qwen2-7B-Instruct", "unknown")]
-    t4 = md_rows(lb.to_markdown(lb.TABLES[1], rows))
+    t4 = md_rows(render.to_markdown(tables.TABLES[1], rows))
     assert t4["qwen-7b | /data/cpsd"] == ["0.5000", "", ""] + [""] * 6
-    t5 = md_rows(lb.to_markdown(lb.TABLES[2], rows))
+    t5 = md_rows(render.to_markdown(tables.TABLES[2], rows))
     assert t5["qwen-7b | /data/cpsd"] == ["0.7143", "0.2500", "", "0.6000", "", "", "", ""]
-    t6 = md_rows(lb.to_markdown(lb.TABLES[3], rows))
+    t6 = md_rows(render.to_markdown(tables.TABLES[3], rows))
     assert t6["qwen-7b | /data/cpsd"] == ["", "0.1000", "", "", "", "", ""]
     assert t6["Qwen/Qwen2-7B-Instruct | unknown§"] == [""] * 7
-    assert lb.dimension_scores(rows[0]) == {"CLF acc": None, "IE F1": None, "QA total": 0.6, "TG BERTScore F1": None}
-    assert lb.dimension_scores(rows[1])["CLF acc"] == 0.75
-    assert lb.UNKNOWN_NOTE in "\n".join(lb.table_notes(rows))
+    assert tables.dimension_scores(rows[0]) == {"CLF acc": None, "IE F1": None, "QA total": 0.6, "TG BERTScore F1": None}
+    assert tables.dimension_scores(rows[1])["CLF acc"] == 0.75
+    assert render.UNKNOWN_NOTE in "\n".join(render.table_notes(rows))
     # CSV keeps blanks blank.
-    back = lb.read_csv_table(lb.to_csv(lb.TABLES[1], rows))
+    back = render.read_csv_table(render.to_csv(tables.TABLES[1], rows))
     assert back[0]["drug_ner.precision"] == 0.5 and back[0]["drug_ner.recall"] is None and back[0]["drug_ner.f1"] is None
 
 
@@ -432,53 +441,54 @@ def test_signatures_kept_compared_and_used_by_the_error_analysis(tmp_path):
     for name, tau in (("a", 0.9), ("b", 0.8)):
         write_results(tmp_path / name, {"cpsd_drug_ner": {"f1,none": 0.5}}, {"model": name},
                       samples={"cpsd_drug_ner": [sample]}, metadata={"cpsd_signature": dict(sig, tau=tau)})
-    rows = lb.build_rows(lb.load_runs([tmp_path / "a", tmp_path / "b"]))
+    rows = tables.build_rows(runs.load_runs([tmp_path / "a", tmp_path / "b"]))
     assert rows[1].tasks["drug_ner"].signature["tau"] == 0.8
-    notes = lb.table_notes(rows)
+    notes = render.table_notes(rows)
     assert any(n.startswith("drug_ner: rows scored differently (tau differ;") for n in notes), notes
-    csv_rows = list(csv.DictReader(lb.signatures_csv(rows).splitlines()))
+    csv_rows = list(csv.DictReader(render.signatures_csv(rows).splitlines()))
     assert [r["model"] for r in csv_rows] == ["a", "b"] and csv_rows[0]["signature"] == sig["string"]
     # The judge uses the tau the run scored with: the two places are 8/9 = 0.89 similar.
     classes = {j.model: j.error_class for j in errors.judge_rows(rows)}
     assert classes == {"a": "content", "b": "format"}
 
 
+@pytest.mark.e2e
 def test_demo_and_real_rows_are_never_merged(two_runs, tmp_path):
     copy = tmp_path / "out_a"
     shutil.copytree(two_runs["a"], copy)
     path = next(copy.rglob("samples_cpsd_rumor_*.jsonl"))
-    recs = lb.read_jsonl_lines(path)
+    recs = jsonio.read_jsonl_lines(path)
     for r in recs:
         r["doc"]["data_source"] = "/srv/cpsd/rumor/test.jsonl"
         r["doc"]["id"] = r["doc"]["id"].replace("demo-", "real-")
     path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + "\n", encoding="utf-8")
-    rows = lb.build_rows(lb.load_runs([copy], names=["mine"]))
+    rows = tables.build_rows(runs.load_runs([copy], names=["mine"]))
     assert [(r.name, r.data, sorted(r.tasks)) for r in rows] == [
         ("mine [cpsd]", "/srv/cpsd", ["rumor"]),
         ("mine", "demo", ["fraud_detection", "incident_classification", "sentiment"])]
-    cells = md_rows(lb.to_markdown(lb.TABLES[0], rows))
+    cells = md_rows(render.to_markdown(tables.TABLES[0], rows))
     assert cells["mine [cpsd] | /srv/cpsd"][0] == "" and cells["mine [cpsd] | /srv/cpsd"][1] != ""
     assert cells["mine | demo‡"][1] == ""
 
 
 def test_small_helpers():
-    assert [lb.to_number(v) for v in (0.5, "0.25", "N/A", None, float("nan"), True, [1])] == \
+    assert [jsonio.to_number(v) for v in (0.5, "0.25", "N/A", None, float("nan"), True, [1])] == \
         [0.5, 0.25, None, None, None, None, None]
-    assert lb.model_name({"config": {"model_args": "pretrained=./ckpt/llama,dtype=bf16"}}, "x") == "llama"
-    assert lb.model_name({"config": {"model_args": {}}, "model_name": "m"}, "x") == "m"
-    assert lb.model_name({}, "folder") == "folder"
-    assert [t.number for t in lb.select_tables("clf,tg")] == [3, 6, 7, 8]
-    assert [t.number for t in lb.select_tables("5,table4_ie")] == [4, 5]
+    assert runs.model_name({"config": {"model_args": "pretrained=./ckpt/llama,dtype=bf16"}}, "x") == "llama"
+    assert runs.model_name({"config": {"model_args": {}}, "model_name": "m"}, "x") == "m"
+    assert runs.model_name({}, "folder") == "folder"
+    assert [t.number for t in tables.select_tables("clf,tg")] == [3, 6, 7, 8]
+    assert [t.number for t in tables.select_tables("5,table4_ie")] == [4, 5]
     with pytest.raises(ValueError, match="unknown table"):
-        lb.select_tables("9")
-    assert lb.fmt(None) == "" and lb.fmt(0.0) == "0.0000"
+        tables.select_tables("9")
+    assert render.fmt(None) == "" and render.fmt(0.0) == "0.0000"
 
 
 @needs_shared_data
 def test_shipped_paper_reference_matches_source():
     src = json.loads((SHARED_DATA.parent / "reference" / "paper_results.json").read_text(encoding="utf-8"))
-    assert lb.convert_paper_reference(src) == lb.paper_reference()
-    ref = lb.paper_reference()
+    assert tables.convert_paper_reference(src) == tables.paper_reference()
+    ref = tables.paper_reference()
     assert len(ref["models"]) == 14 and "PRIVATE" in ref["note"] and ref["source"] == src["source"]
     for model in ref["models"].values():  # SPEC §4.3: Total = (70 judge + 70 exact + 60 fuzzy) / 200
         cr = model["case_reading"]
@@ -496,20 +506,21 @@ def check_files(paths, stems):
         assert head.startswith(b"\x89PNG") if p.suffix == ".png" else b"<?xml" in head
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("font", ["auto", "none"])
 def test_plots_written_with_and_without_cjk_font(rows, tmp_path, monkeypatch, font):
     if font == "none":
-        monkeypatch.setenv(plots.FONT_ENV, "none")
+        monkeypatch.setenv(fonts.FONT_ENV, "none")
     else:
-        monkeypatch.delenv(plots.FONT_ENV, raising=False)
-    plots.reset_font_cache()
+        monkeypatch.delenv(fonts.FONT_ENV, raising=False)
+    fonts.reset_font_cache()
     try:
         if font == "none":
-            assert not plots.use_cjk() and plots.label_text("非谣言") == "non-rumor"
-            assert plots.safe("文心一言", "model 3") == "model 3" and plots.safe("Qwen (通义)") == "Qwen"
+            assert not fonts.use_cjk() and fonts.label_text("非谣言") == "non-rumor"
+            assert fonts.safe("文心一言", "model 3") == "model 3" and fonts.safe("Qwen (通义)") == "Qwen"
         paths = plots.make_all(rows, tmp_path / "fig")
     finally:
-        plots.reset_font_cache()
+        fonts.reset_font_cache()
     check_files(paths, ["radar", "error_types", "strict_vs_fuzzy", "label_distribution"])
     assert not (tmp_path / "fig" / "ie_f1_by_length.png").exists()  # no IE samples: skipped cleanly
 
@@ -522,13 +533,13 @@ def test_ie_f1_by_length_from_hand_built_samples(tmp_path):
     write_results(tmp_path / "ie", {"cpsd_drug_ner": {"f1,none": 0.625, "precision,none": 0.625, "recall,none": 0.625}},
                   {"model": "ie-model"},
                   samples={"cpsd_drug_ner": [rec(0, 50, 1.0), rec(1, 99, 0.5), rec(2, 150, 0.0), rec(3, 900, 1.0)]})
-    rows = lb.build_rows(lb.load_runs([tmp_path / "ie"]))
+    rows = tables.build_rows(runs.load_runs([tmp_path / "ie"]))
     data = plots.ie_f1_by_length(rows)
     pts = data["drug_ner"]["ie-model"]
     assert [n for _, n in pts] == [2, 1, 0, 0, 1]
     assert pts[0][0] == 0.75 and pts[1][0] == 0.0 and math.isnan(pts[2][0]) and pts[4][0] == 1.0
     assert plots.bucket_labels() == ["0–99", "100–199", "200–399", "400–799", "800+"]
-    plots._style()
+    fonts.apply_style()
     check_files(plots.plot_ie_f1_by_length(rows, tmp_path / "fig"), ["ie_f1_by_length"])
     radar = plots.plot_radar(rows, tmp_path / "fig")  # only the IE dimension: no crash
     check_files(radar, ["radar"])
@@ -570,6 +581,7 @@ def surrogate_run(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.e2e
 def test_leaderboard_and_mistakes_export_survive_lone_surrogates(tmp_path):
     run = surrogate_run(tmp_path / "runs" / "m")
     assert "\\ud835" in (run / "samples_cpsd_rumor_2026-01-01T00-00-00.000001.jsonl").read_text(encoding="utf-8")
@@ -604,12 +616,13 @@ def test_rescore_survives_lone_surrogates(tmp_path, capsys):
     row = report["runs"]["m"]["results"]["cpsd_case_summary"]
     assert row["n"] == 2 and 0.0 < row["bleu_char"] < 1.0
     assert "UnicodeEncodeError" not in capsys.readouterr().err
-    assert errors.loads_clean('{"a": "x\\ud835y", "b": ["\\udc00"], "c": "\\ud835\\udc00"}') == {
+    assert jsonio.loads_clean('{"a": "x\\ud835y", "b": ["\\udc00"], "c": "\\ud835\\udc00"}') == {
         "a": "x\ufffdy", "b": ["\ufffd"], "c": "𝐀"}  # a proper pair stays one character
 
 
 # --------------------------------------------------------------------------- command line
 
+@pytest.mark.e2e
 def test_cli_one_command(two_runs, tmp_path):
     out = tmp_path / "report"
     env = dict(os.environ, CPSD_PLOT_FONT="none")
@@ -622,7 +635,7 @@ def test_cli_one_command(two_runs, tmp_path):
     assert "| GPT-4 | published† (private data) | 0.7533 |" in proc.stdout
     assert "### Paired bootstrap test: baseline (demo) (A) vs variant (demo) (B)" in proc.stdout
     names = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
-    expected = {f"{t.id}.csv" for t in lb.TABLES} | {"leaderboard.md", "leaderboard.tex",
+    expected = {f"{t.id}.csv" for t in tables.TABLES} | {"leaderboard.md", "leaderboard.tex",
                                                      "compare_baseline_demo_vs_variant_demo.md",
                                                      "compare_baseline_demo_vs_variant_demo.csv",
                                                      "errors/mistakes.csv", "errors/mistakes.jsonl",
@@ -632,7 +645,7 @@ def test_cli_one_command(two_runs, tmp_path):
     assert names == expected
     assert all((out / n).stat().st_size > 0 for n in names)
     assert "![radar](figures/radar.png)" in (out / "leaderboard.md").read_text(encoding="utf-8")
-    back = lb.read_csv_table((out / "table3_clf.csv").read_text(encoding="utf-8"))
+    back = render.read_csv_table((out / "table3_clf.csv").read_text(encoding="utf-8"))
     assert back[0]["model"] == "baseline" and back[0]["rumor.acc.ci_low"] <= back[0]["rumor.acc"] <= back[0]["rumor.acc.ci_high"]
     cmp = list(csv.DictReader((out / "compare_baseline_demo_vs_variant_demo.csv").open(encoding="utf-8")))
     assert [c["task"] for c in cmp] == list(CLF)
@@ -642,6 +655,7 @@ def test_cli_one_command(two_runs, tmp_path):
     assert "scored differently" not in proc.stdout  # same prompts, data and options
 
 
+@pytest.mark.e2e
 def test_cli_errors_are_clean(tmp_path):
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "leaderboard.py"), str(tmp_path / "nope")],
                           capture_output=True, text=True, timeout=120)
@@ -706,56 +720,158 @@ def _rescored_run(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_rescored_figures_fill_the_runs_nan_and_are_marked(tmp_path):
     out, rescored = _rescored_run(tmp_path)
-    (run,) = lb.load_runs([out])
+    (run,) = runs.load_runs([out])
     tr = run.tasks["case_summary"]
     assert tr.metrics["bertscore_f1"] == 0.8123 and tr.metrics["score"] == 0.8123
     assert tr.metrics["bleu_char"] == 0.1  # the run's own value is kept
     assert set(tr.rescored) == {"bertscore_f1", "score"} and run.rescored_files == [rescored.resolve()]
-    rows = lb.build_rows([run])
-    t6 = md_rows(lb.to_markdown(lb.TABLES[3], rows))
+    rows = tables.build_rows([run])
+    t6 = md_rows(render.to_markdown(tables.TABLES[3], rows))
     assert t6["通义千问 | unknown§"][:2] == ["0.8123ʳ", "0.1000"]
-    notes = "\n".join(lb.table_notes(rows))
+    notes = "\n".join(render.table_notes(rows))
     assert "rescored after the run by cpsd-rescore" in notes and "/models/bert-base-chinese, layer 8" in notes
-    assert lb.dimension_scores(rows[0])["TG BERTScore F1"] == pytest.approx(0.8123)
-    assert "$^r$" in lb.to_latex(lb.TABLES[3], rows)
+    assert tables.dimension_scores(rows[0])["TG BERTScore F1"] == pytest.approx(0.8123)
+    assert "$^r$" in render.to_latex(tables.TABLES[3], rows)
     # The model folder alone finds the rescoring one level up too; a newer run's log is not matched.
-    assert lb.load_runs([out / "m"])[0].tasks["case_summary"].metrics["bertscore_f1"] == 0.8123
+    assert runs.load_runs([out / "m"])[0].tasks["case_summary"].metrics["bertscore_f1"] == 0.8123
     data = json.loads(rescored.read_text(encoding="utf-8"))
     data["runs"]["m"]["results"]["cpsd_case_summary"]["source"] = "samples_cpsd_case_summary_OTHER.jsonl"
     rescored.write_text(json.dumps(data), encoding="utf-8")
-    assert lb.load_runs([out])[0].tasks["case_summary"].metrics["bertscore_f1"] is None
+    assert runs.load_runs([out])[0].tasks["case_summary"].metrics["bertscore_f1"] is None
 
 
 def test_rescored_json_passed_as_a_run(tmp_path, capsys):
     out, rescored = _rescored_run(tmp_path)
-    assert lb.main([str(rescored), "--tables", "6"]) == 0
+    assert cli.main([str(rescored), "--tables", "6"]) == 0
     assert "| 通义千问 | unknown§ | 0.8123ʳ |" in capsys.readouterr().out
     # Moved away from its run: a clear error, exit 2, never empty tables.
     moved = tmp_path / rescored.name
     moved.write_text(rescored.read_text(encoding="utf-8").replace(str(out), str(tmp_path / "gone")), encoding="utf-8")
-    assert lb.main([str(moved)]) == 2
+    assert cli.main([str(moved)]) == 2
     err = capsys.readouterr().err
     assert "is a cpsd-rescore output" in err and "Pass the run's --output_path folder" in err
     other = tmp_path / "other.json"
     other.write_text('{"a": 1}', encoding="utf-8")
-    assert lb.main([str(other)]) == 2
+    assert cli.main([str(other)]) == 2
     assert "not a results file" in capsys.readouterr().err
     empty = tmp_path / "empty"
     write_results(empty, {"arc_easy": {"acc,none": 0.5}}, {"model": "x"})
-    assert lb.main([str(empty)]) == 2
+    assert cli.main([str(empty)]) == 2
     assert "no CPSDBench task" in capsys.readouterr().err
 
 
-def test_rescore_is_installed_and_the_script_is_a_shim():
+def test_rescore_is_installed_and_the_script_is_a_shim(capsys):
     import importlib.util
 
-    from cpsd_tasks import rescore
+    import cpsd_tasks.leaderboard
+    import cpsd_tasks.rescore
+    from cpsd_tasks.report import rescore
 
     spec = importlib.util.spec_from_file_location("cpsd_rescore_shim", ROOT / "scripts" / "rescore.py")
     shim = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(shim)
     assert shim.main is rescore.main and shim.find_runs is rescore.find_runs
-    assert "cpsd-rescore = cpsd_tasks.rescore:main" in (ROOT / "setup.cfg").read_text(encoding="utf-8")
+    # The old module paths stay importable for user code (re-export shims).
+    assert cpsd_tasks.rescore.main is rescore.main and cpsd_tasks.leaderboard.main is cli.main
+    assert cpsd_tasks.leaderboard.load_runs is runs.load_runs
+    setup = (ROOT / "setup.cfg").read_text(encoding="utf-8")
+    assert "cpsd-rescore = cpsd_tasks.report.rescore:main" in setup
+    assert "cpsd-leaderboard = cpsd_tasks.report.cli:main" in setup
+    # cpsd-leaderboard rescore ... is the same command.
+    with pytest.raises(SystemExit) as done:
+        cli.main(["rescore", "--help"])
+    assert done.value.code == 0
+    assert "usage: cpsd-leaderboard rescore" in capsys.readouterr().out
+    assert cli.main(["rescore", str(ROOT / "no_such_folder")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def _imports_of(path: Path, package: str, lazy: bool = True) -> set[str]:
+    """The ``package`` modules ``path`` imports: ``import a.b``, ``from a import b`` (b a module or a
+    name). ``lazy``: also those inside functions (run when called); without it only the imports run
+    at import time (module level, ``if``/``try`` and ``TYPE_CHECKING`` blocks, class bodies)."""
+    import ast
+
+    found: set[str] = set()
+    todo: list[ast.AST] = [ast.parse(path.read_text(encoding="utf-8"))]
+    while todo:
+        node = todo.pop()
+        if not lazy and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+    return {m for m in found if m == package or m.startswith(package + ".")}
+
+
+def import_graph(package_dir: Path = ROOT / "cpsd_tasks", lazy: bool = True) -> dict[str, set[str]]:
+    """``{module: cpsd_tasks modules it imports}`` for every module of the package (a name that is
+    not a module, e.g. ``from cpsd_tasks.report.runs import Run``, counts as its module; ``lazy``
+    as in :func:`_imports_of`)."""
+    modules = {}
+    for path in package_dir.rglob("*.py"):
+        parts = path.relative_to(package_dir.parent).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {}
+    for name, path in modules.items():
+        deps = set()
+        for dep in _imports_of(path, "cpsd_tasks", lazy):
+            while dep not in modules and "." in dep:
+                dep = dep.rsplit(".", 1)[0]
+            if dep in modules and dep != name and not name.startswith(dep + "."):  # a package's own __init__
+                deps.add(dep)
+        graph[name] = deps
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` as ``[a, b, …, a]``, or ``[]`` when there is none (DFS)."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        stack.append(node)
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == 1:
+                return stack[stack.index(dep):] + [dep]
+            if dep not in state:
+                cycle = visit(dep)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = visit(node)
+            if cycle:
+                return cycle
+    return []
+
+
+def test_reporting_imports_go_one_way():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]  # the check itself works
+    assert find_cycle(import_graph(lazy=False)) == []  # nothing in cpsd_tasks imports in a circle at import time
+    graph = import_graph()
+    report = {m: d for m, d in graph.items() if m.startswith("cpsd_tasks.report.")}
+    # The report layer has no circle even counting imports inside functions.
+    assert find_cycle({m: d & set(report) for m, d in report.items()}) == []
+    assert set(report) >= {f"cpsd_tasks.report.{m}" for m in ("runs", "tables", "aggregations", "stats", "render",
+                                                               "errors", "plots", "rescore", "cli")}
+    # Nothing imports the CLI module but the old shims and the script; the layers import no shim.
+    assert {m for m, d in graph.items() if "cpsd_tasks.report.cli" in d} <= {"cpsd_tasks.leaderboard"}
+    shims = {"cpsd_tasks.leaderboard", "cpsd_tasks.errors", "cpsd_tasks.plots", "cpsd_tasks.rescore"}
+    assert not any(d & shims for m, d in graph.items() if m not in shims)
+    for module in ("errors", "plots", "fonts"):
+        assert "cpsd_tasks.report.cli" not in report[f"cpsd_tasks.report.{module}"]
+    # The reader depends on nothing of the report layer above it.
+    assert report["cpsd_tasks.report.runs"] <= {"cpsd_tasks.report.files", "cpsd_tasks.report.jsonio",
+                                                "cpsd_tasks.tasks", "cpsd_tasks.report"}
 
 
 # --------------------------------------------------------------------------- figures: names and partial dimensions
@@ -768,27 +884,27 @@ def test_chinese_names_get_a_key_without_cjk_font_and_partial_dimensions_are_mar
                                                                   "cpsd_incident_classification")},
                   {"model": "Qwen (文心)"})
     write_results(tmp_path / "c", {"cpsd_rumor": {"acc,none": 0.5}}, {"model": "gpt-4o"})
-    rows = lb.build_rows(lb.load_runs([tmp_path / "a", tmp_path / "b", tmp_path / "c"]))
-    assert lb.dimension_coverage(rows[0])["CLF acc"] == (1, 4) and lb.dimension_coverage(rows[1])["CLF acc"] == (4, 4)
+    rows = tables.build_rows(runs.load_runs([tmp_path / "a", tmp_path / "b", tmp_path / "c"]))
+    assert tables.dimension_coverage(rows[0])["CLF acc"] == (1, 4) and tables.dimension_coverage(rows[1])["CLF acc"] == (4, 4)
     assert plots.radar_label("x", rows[0]) == "x (2/4 dimensions; partial: CLF acc 1/4 tasks)"
     assert plots.radar_label("y", rows[1]) == "y (1/4 dimensions)"
-    monkeypatch.setenv(plots.FONT_ENV, "none")
-    plots.reset_font_cache()
+    monkeypatch.setenv(fonts.FONT_ENV, "none")
+    fonts.reset_font_cache()
     try:
-        assert plots.name_key(rows) == [("model 1", "通义千问"), ("model 2 (Qwen)", "Qwen (文心)")]
-        with caplog.at_level(logging.WARNING, logger="cpsd_tasks.plots"):
+        assert fonts.name_key(rows) == [("model 1", "通义千问"), ("model 2 (Qwen)", "Qwen (文心)")]
+        with caplog.at_level(logging.WARNING, logger="cpsd_tasks.report.fonts"):
             paths = plots.make_all(rows, tmp_path / "fig", judgements=[])
         assert "model 1 = 通义千问; model 2 (Qwen) = Qwen (文心)" in caplog.text
         key = tmp_path / "fig" / "model_names.csv"
         assert key in paths
         assert key.read_text(encoding="utf-8-sig").splitlines() == [
             "figure name,model", '"model 1","通义千问"', '"model 2 (Qwen)","Qwen (文心)"']
-        assert lb.main([str(tmp_path / "a"), str(tmp_path / "b"), "--quiet", "--no-errors",
+        assert cli.main([str(tmp_path / "a"), str(tmp_path / "b"), "--quiet", "--no-errors",
                         "--out", str(tmp_path / "rep")]) == 0
         assert "- model 1 = 通义千问" in (tmp_path / "rep" / "leaderboard.md").read_text(encoding="utf-8")
     finally:
-        plots.reset_font_cache()
-    plots._style()
+        fonts.reset_font_cache()
+    fonts.apply_style()
     svg = next(p for p in paths if p.name == "radar.svg").read_text(encoding="utf-8")
     assert "partial: CLF acc 1/4 tasks" in svg and "gpt-4o" in svg
 
@@ -798,15 +914,15 @@ WQY = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 
 @pytest.mark.skipif(not WQY.exists(), reason="fonts-wqy-microhei is not installed (.ci/run installs it with apt-get)")
 def test_the_ci_cjk_font_is_found(tmp_path, monkeypatch):
-    monkeypatch.delenv(plots.FONT_ENV, raising=False)
-    plots.reset_font_cache()
+    monkeypatch.delenv(fonts.FONT_ENV, raising=False)
+    fonts.reset_font_cache()
     try:
-        assert plots.cjk_font() == "WenQuanYi Micro Hei"
+        assert fonts.cjk_font() == "WenQuanYi Micro Hei"
         write_results(tmp_path / "a", {"cpsd_rumor": {"acc,none": 0.75}}, {"model": "通义千问"})
-        rows = lb.build_rows(lb.load_runs([tmp_path / "a"]))
-        assert plots.name_key(rows) == [] and plots._names(rows) == ["通义千问"]
+        rows = tables.build_rows(runs.load_runs([tmp_path / "a"]))
+        assert fonts.name_key(rows) == [] and fonts.drawn_names(rows) == ["通义千问"]
     finally:
-        plots.reset_font_cache()
+        fonts.reset_font_cache()
 
 
 def test_n_shot_shown_when_not_zero_shot(tmp_path):
@@ -816,8 +932,8 @@ def test_n_shot_shown_when_not_zero_shot(tmp_path):
     data = json.loads(res.read_text(encoding="utf-8"))
     data["n-shot"] = {"cpsd_rumor": 2}
     res.write_text(json.dumps(data), encoding="utf-8")
-    rows = lb.build_rows(lb.load_runs([tmp_path / "z", tmp_path / "f"]))
-    t3 = md_rows(lb.to_markdown(lb.TABLES[0], rows))
+    rows = tables.build_rows(runs.load_runs([tmp_path / "z", tmp_path / "f"]))
+    t3 = md_rows(render.to_markdown(tables.TABLES[0], rows))
     assert "zero | unknown§" in t3 and "few | unknown§, 2-shot" in t3
-    notes = "\n".join(lb.table_notes(rows))
+    notes = "\n".join(render.table_notes(rows))
     assert "n-shot: few 2-shot (rumor 2)" in notes and "zero-shot, as the paper's" in notes
