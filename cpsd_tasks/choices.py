@@ -419,7 +419,10 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         target = ctx.targets.get(letter)
         if not target or letter not in ctx.valid:
             continue
-        end = _SENTENCE_END.search(text, label.end())
+        window = label.end() + 2 * len(target) + 40          # the text and a verdict fit in it (linear)
+        end = _SENTENCE_END.search(text, label.end(), window)
+        if end is None and window < len(text):
+            continue
         stated = _plain(text[label.end():end.start() if end else len(text)])
         if not stated.startswith(target) or len(stated) == len(target):
             continue

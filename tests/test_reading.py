@@ -356,6 +356,9 @@ SLOW_ONCE = {
     "looping question": lambda n: ("下列关于拘留的说法哪项正确？\nA. 三个月\nB. 五个月\nC. 六个月\nD. 一年\n" * n)[:n],
     "question markers": lambda n: ("题目：根据治安管理处罚法，下列说法正确的是\n" * n)[:n],
     "headers": lambda n: ("【问题】〖指令〗\n" * n)[:n],
+    "labels with no sentence end": lambda n: ("A:三个月B:五个月" * n)[:n],
+    "verdict after each option": lambda n: ("A:三个月是错误的。\nB:五个月是正确的。\n" * n)[:n],
+    "answer turns": lambda n: ("[正确答案]A<eoa>\n[正确答案]B<eoa>\n" * n)[:n],
 }
 FOUR = {"A": "三个月", "B": "五个月", "C": "六个月", "D": "一年"}
 
