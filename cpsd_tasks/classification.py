@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
+from cpsd_tasks.specs import MacroItem
 from cpsd_tasks.tasks import TaskSpec, get_task
 from cpsd_tasks.taxonomy import error_class, reading
 from cpsd_tasks.text import is_refusal, read_label, strict_label
@@ -74,13 +75,14 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     Returns:
         Per-sample values: ``acc``, ``acc_fuzzy``, ``refusal_rate``, ``invalid_rate``, ``score``
         in {0.0, 1.0}; ``f1_macro``/``precision_macro``/``recall_macro`` as
-        ``[gold, prediction or None, task id]`` items for the corpus aggregations below;
+        :class:`~cpsd_tasks.specs.MacroItem` ``(gold, prediction or None, task id)`` for the
+        corpus aggregations below (logged as a JSON list);
         ``reading``, what was read (:func:`cpsd_tasks.taxonomy.reading`).
     """
     spec = get_task(doc["task"])
     output = results[0] if results else None
     j = judge(output, doc["label"], spec)
-    item = [doc["label"], j.fuzzy, spec.id]
+    item = MacroItem(doc["label"], j.fuzzy, spec.id)
     acc = float(j.strict == doc["label"])
     from cpsd_tasks.truncation import was_truncated
 
@@ -112,7 +114,8 @@ def macro_prf(items: Sequence[Sequence[Any]]) -> tuple[float, float, float]:
     on random label lists) without importing scikit-learn (~3 s, ~70 MiB) when a run aggregates.
 
     Args:
-        items: ``[gold, prediction or None, task id]`` per sample, all of one task.
+        items: a :class:`~cpsd_tasks.specs.MacroItem` per sample (or the ``[gold, prediction or
+            None, task id]`` list a sample log holds), all of one task.
 
     Returns:
         ``(precision, recall, f1)``, each in [0, 1]; ``(0, 0, 0)`` for no items. Classes are the
@@ -123,14 +126,15 @@ def macro_prf(items: Sequence[Sequence[Any]]) -> tuple[float, float, float]:
 
     if not items:
         return 0.0, 0.0, 0.0
-    labels = get_task(items[0][2]).labels
+    items = [MacroItem._make(item) for item in items]
+    labels = get_task(items[0].task).labels
     index = {label: i for i, label in enumerate(labels)}
     tp_sum = np.zeros(len(labels), dtype=np.int64)
     pred_sum = np.zeros(len(labels), dtype=np.int64)
     true_sum = np.zeros(len(labels), dtype=np.int64)
-    for gold, pred, _ in items:
-        g = index.get(gold)
-        p = index.get(pred) if pred is not None else None
+    for item in items:
+        g = index.get(item.gold)
+        p = index.get(item.pred) if item.pred is not None else None
         if g is not None:
             true_sum[g] += 1
         if p is not None:

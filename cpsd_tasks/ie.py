@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from cpsd_tasks.options import get_option
+from cpsd_tasks.specs import CountItem
 from cpsd_tasks.taxonomy import error_class, reading
 from cpsd_tasks.tasks import get_task
 from cpsd_tasks.reader import first_turn
@@ -863,8 +864,8 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         Per-sample values. Floats in [0, 1] (aggregated by ``mean``): ``precision``, ``recall``,
         ``f1``, ``f1_exact``, ``f1_fuzzy``, ``invalid_rate`` (0/1), ``score`` (= ``f1``); α and τ
         are in the task's scoring signature (:mod:`cpsd_tasks.options`), not metrics. Count items
-        ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]``
-        (aggregated by :func:`agg_f1_pooled` and :func:`agg_f1_type`): ``f1_micro`` (whole document) and ``f1_<type>`` for
+        :class:`~cpsd_tasks.specs.CountItem` (logged as ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]``;
+        aggregated by :func:`agg_f1_pooled` and :func:`agg_f1_type`): ``f1_micro`` (whole document) and ``f1_<type>`` for
         each of the task's types/relations (SPEC §2 labels). ``truncated_rate`` (0/1) and
         ``reading``: the items read, ``[type, text]`` or ``[relation, head, tail]`` in comparison
         form, ``None`` when unparseable (:func:`cpsd_tasks.taxonomy.reading`).
@@ -892,16 +893,16 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     return out
 
 
-def _item(c: Counts, alpha: float) -> list[float]:
-    return [c.tp_exact, c.tp_fuzzy, c.n_pred, c.n_gold, alpha]
+def _item(c: Counts, alpha: float) -> CountItem:
+    return CountItem(c.tp_exact, c.tp_fuzzy, c.n_pred, c.n_gold, alpha)
 
 
 def agg_f1_pooled(items: Sequence[Sequence[float]]) -> float:
     """Aggregation of ``f1_micro`` and ``f1_<type>``: pooled counts, then ``α·F1_exact + (1−α)·F1_fuzzy``.
 
     Args:
-        items: ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]`` per document (α is the run's, the
-            same in every item).
+        items: a :class:`~cpsd_tasks.specs.CountItem` per document, or the ``[tp_exact, tp_fuzzy,
+            n_pred, n_gold, alpha]`` list a sample log holds (α is the run's, the same in every item).
 
     Returns:
         F1 in [0, 1]; 1.0 when the pooled gold and predictions are both empty (SPEC §4.2 empty
@@ -909,8 +910,10 @@ def agg_f1_pooled(items: Sequence[Sequence[float]]) -> float:
     """
     if not items:
         return 0.0
-    total = Counts(*(int(sum(it[k] for it in items)) for k in range(4)))
-    return doc_scores(total, float(items[0][4])).f1
+    items = [CountItem._make(it) for it in items]
+    total = Counts(int(sum(it.tp_exact for it in items)), int(sum(it.tp_fuzzy for it in items)),
+                   int(sum(it.n_pred for it in items)), int(sum(it.n_gold for it in items)))
+    return doc_scores(total, float(items[0].alpha)).f1
 
 
 def agg_f1_type(items: Sequence[Sequence[float]]) -> float:
@@ -918,11 +921,12 @@ def agg_f1_type(items: Sequence[Sequence[float]]) -> float:
     type occurs in neither the gold nor the predictions of the whole run.
 
     Args:
-        items: ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]`` per document.
+        items: as for :func:`agg_f1_pooled`.
 
     Returns:
         F1 in [0, 1], or ``NaN`` when the type was never seen (a perfect 1.0 would be unearned).
     """
-    if not any(it[2] or it[3] for it in items):
+    items = [CountItem._make(it) for it in items]
+    if not any(it.n_pred or it.n_gold for it in items):
         return math.nan
     return agg_f1_pooled(items)

@@ -24,7 +24,7 @@ Both tasks report ``total`` — the sample-weighted mean over all documents, i.e
 the key the ``cpsd`` group averages).
 
 Per-type metrics average over their own type's documents only: :func:`process_results` returns
-``[qtype, value]`` for a document of that type and ``None`` for the others, and the ``agg_*``
+a ``(qtype, value)`` item (:class:`~cpsd_tasks.specs.TypeItem`) for a document of that type and ``None`` for the others, and the ``agg_*``
 aggregations keep only their own type's items. A per-type metric whose type has no document in
 the run (e.g. with ``--limit 3``) is ``nan`` ("not measured"), never 0 and never an error.
 The harness reports its stderr as ``N/A`` (it only computes stderr for built-in aggregations).
@@ -40,6 +40,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 from rapidfuzz.distance import Levenshtein
 
 from cpsd_tasks.options import get_option
+from cpsd_tasks.specs import QA_TYPE_METRICS, TypeItem
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, get_task
 from cpsd_tasks.taxonomy import error_class, reading
 from cpsd_tasks.choices import extract_choices, read_choices, squeeze as _squeeze  # noqa: F401
@@ -387,11 +388,8 @@ def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None
 
 # --------------------------------------------------------------------------- harness hooks
 
-#: Per-type metric name -> question type, per task.
-TYPE_METRICS: dict[str, dict[str, str]] = {
-    "case_reading": {"acc_judge": "判断", "acc_exact": "精确", "acc_fuzzy": "模糊"},
-    "police_exam": {"acc_tf": "判断", "acc_single": "单选", "acc_multi": "多选", "multi_partial": "多选"},
-}
+#: Per-type metric name -> question type, per task (declared in :mod:`cpsd_tasks.specs`).
+TYPE_METRICS: dict[str, dict[str, str]] = QA_TYPE_METRICS
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> dict[str, Any]:
@@ -403,8 +401,9 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         results: the filtered responses; ``results[0]`` is the model output (may be ``None``).
 
     Returns:
-        For each per-type metric of the task (:data:`TYPE_METRICS`): ``[qtype, value]`` when the
-        doc is of that type, else ``None``; values in {0.0, 1.0}, ``multi_partial`` in [0, 1].
+        For each per-type metric of the task (:data:`TYPE_METRICS`): a
+        :class:`~cpsd_tasks.specs.TypeItem` ``(qtype, value)`` (logged as ``[qtype, value]``) when
+        the doc is of that type, else ``None``; values in {0.0, 1.0}, ``multi_partial`` in [0, 1].
         ``total`` and ``score`` (correctness in {0.0, 1.0}), ``invalid_rate``,
         ``refusal_rate`` and ``truncated_rate`` (0.0/1.0) for every doc; ``reading``, what was
         read (:func:`cpsd_tasks.taxonomy.reading`: the label, sorted letters or span read).
@@ -427,7 +426,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         if metric_type != qtype:
             out[metric] = None
         else:
-            out[metric] = [qtype, j.partial if metric == "multi_partial" else value]
+            out[metric] = TypeItem(qtype, j.partial if metric == "multi_partial" else value)
     from cpsd_tasks.truncation import was_truncated
 
     truncated = was_truncated(output, doc)  # cut by the length limit: not a refusal
@@ -443,14 +442,16 @@ def type_mean(items: Sequence[Any], qtype: str) -> float:
     """Mean of the values of ``qtype``'s items, ignoring ``None`` and other types.
 
     Args:
-        items: per-sample values from :func:`process_results`: ``[qtype, value]`` or ``None``.
+        items: per-sample values from :func:`process_results`: a
+            :class:`~cpsd_tasks.specs.TypeItem` (or the ``[qtype, value]`` list of a sample log)
+            or ``None``.
         qtype: the question type to average.
 
     Returns:
         The mean in [0, 1]; ``nan`` when the run has no document of that type (not measured).
     """
-    values = [float(item[1]) for item in items
-              if item is not None and len(item) == 2 and item[0] == qtype]
+    typed = [TypeItem._make(item) for item in items if item is not None and len(item) == 2]
+    values = [float(item.value) for item in typed if item.qtype == qtype]
     return sum(values) / len(values) if values else float("nan")
 
 

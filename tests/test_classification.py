@@ -35,11 +35,11 @@ def test_process_results_values():
     doc = {"task": "sentiment", "label": "积极", "id": "1", "text": "t"}
     out = process_results(doc, ["情感倾向：正面"])
     assert out["acc"] == 0.0 and out["acc_fuzzy"] == 1.0 and out["score"] == 0.0
-    assert out["f1_macro"] == ["积极", "积极", "sentiment"]
+    assert out["f1_macro"] == ("积极", "积极", "sentiment")  # a MacroItem, logged as a list
     assert out["refusal_rate"] == 0.0 and out["invalid_rate"] == 0.0
     refused = process_results(doc, [None])
     assert refused["refusal_rate"] == 1.0 and refused["invalid_rate"] == 1.0
-    assert refused["f1_macro"] == ["积极", None, "sentiment"]
+    assert refused["f1_macro"] == ("积极", None, "sentiment")
     assert process_results(doc, [])["invalid_rate"] == 1.0
 
 

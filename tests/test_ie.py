@@ -409,7 +409,7 @@ def test_process_results_keys_options_and_ugly_outputs():
     assert out["f1"] == pytest.approx(0.75) and out["score"] == out["f1"]
     assert (out["f1_exact"], out["f1_fuzzy"]) == (0.5, 1.0)
     assert "alpha" not in out and "tau" not in out  # not metrics: they are in the scoring signature
-    assert out["f1_micro"] == [1, 2, 2, 2, 0.5]
+    assert out["f1_micro"] == (1, 2, 2, 2, 0.5)  # a CountItem, logged as a list
     assert {k for k in out if k.startswith("f1_") and k not in ("f1_exact", "f1_fuzzy", "f1_micro")} == {
         "f1_人名", "f1_时间", "f1_地点", "f1_毒品类型", "f1_毒品数量"}
     for bad in (None, "", "<think>还没想完", "x" * 10_000):
@@ -481,7 +481,7 @@ def in_process(task, data_dir=None, alpha=0.5, tau=0.8):
     docs = load_task_docs(task, data_dir)["test"]
     rows = [ie.process_results(d, [RULES[task]({"输入": d["text"]})]) for d in docs]
     set_task_options(task, {})
-    return {k: (ie.agg_f1_pooled([r[k] for r in rows]) if isinstance(rows[0][k], list)
+    return {k: (ie.agg_f1_pooled([r[k] for r in rows]) if isinstance(rows[0][k], tuple)
                 else sum(r[k] for r in rows) / len(rows))
             for k in rows[0] if not isinstance(rows[0][k], dict)}, len(docs)   # (reading: a record)
 

@@ -176,15 +176,15 @@ def test_fuzzy_threshold_is_settable():
            "question": "q"}
     try:
         set_task_options("case_reading", {"tau_qa": "0.8"})
-        assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ["模糊", 0.0]
+        assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ("模糊", 0.0)
         set_task_options("case_reading", {"tau_qa": 0.7})
-        assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ["模糊", 1.0]
+        assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ("模糊", 1.0)
         set_task_options("case_reading", {"tau_qa": 1.5})
         with pytest.raises(ValueError, match="tau_qa"):
             process_results(doc, ["骑红色摩托车"])
     finally:
         set_task_options("case_reading", {})
-    assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ["模糊", 1.0]        # default 0.6
+    assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ("模糊", 1.0)        # default 0.6
 
 
 # --------------------------------------------------------------------------- judges and taxonomy
@@ -283,7 +283,7 @@ def test_per_type_metric_only_averages_its_own_type():
     assert math.isnan(qa.agg_acc_judge([]))
     out = process_results(_exam("单选", "B"), ["B"])
     assert out["acc_tf"] is None and out["acc_multi"] is None and out["multi_partial"] is None
-    assert out["acc_single"] == ["单选", 1.0]
+    assert out["acc_single"] == ("单选", 1.0)
 
 
 PAPER = json.loads((ROOT.parent / "shared" / "reference" / "paper_results.json").read_text(encoding="utf-8")) \
