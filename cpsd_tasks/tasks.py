@@ -1,7 +1,9 @@
 """The twelve CPSDBench tasks: one registry that data validation, metrics and the baseline share.
 
 Source: SPEC.md §2 (tasks, labels, primary metrics) and §3 (fields). Every other module looks a
-task up here instead of repeating its labels or fields.
+task up here instead of repeating its labels or fields: the metrics of each task are declared from
+these labels in :mod:`cpsd_tasks.specs` (and written into the YAMLs by ``scripts/gen_yaml.py``);
+the prompts' hand-written label lists are checked against them (``gen_yaml.py --check``).
 """
 
 from __future__ import annotations
