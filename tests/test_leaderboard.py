@@ -4,6 +4,9 @@ Two harness runs on the demo data are made once per module with the real CLI: th
 (model ``baseline``) and a loopback "variant" model that answers the baseline's label in five
 deterministic styles (bare label, bare label, label in a sentence, refusal, off-task) so every
 SPEC §4.6 class occurs. Other tables are tested with hand-built results files.
+
+Over 400 lines on purpose: the two real harness runs are a module-scoped fixture (two cpsd-eval
+launches), made once for every test of the reporting layer that reads them.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpsd_tasks.report import aggregations, cli, errors, fonts, jsonio, plots, render, runs, stats, tables
+from cpsd_tasks.report import aggregations, cli, errors, files, fonts, jsonio, plots, render, runs, stats, tables
 from cpsd_tasks.baseline import answer
 from cpsd_tasks.tasks import get_task
 
@@ -401,6 +404,45 @@ def write_results(folder: Path, results: dict, model_args, samples: dict | None 
         (folder / f"samples_{task}_{ts}.jsonl").write_text(
             "\n".join(json.dumps(r, ensure_ascii=False) for r in recs) + "\n", encoding="utf-8")
     return folder
+
+
+def test_the_reader_pairs_results_with_their_sample_logs(tmp_path):
+    """One folder, two runs (an older cpsd_rumor+cpsd_case_summary run, a newer cpsd_rumor run):
+    each results file gets the sample logs of its own time stamp; the newest wins per task."""
+    old, new = "2026-01-01T00-00-00.000001", "2026-01-02T00-00-00.000001"
+    folder = tmp_path / "out" / "m"
+    folder.mkdir(parents=True)
+    for ts, tasks, acc in ((old, ("cpsd_rumor", "cpsd_case_summary"), 0.25), (new, ("cpsd_rumor",), 0.75)):
+        (folder / f"results_{ts}.json").write_text(json.dumps(
+            {"results": {t: {"acc,none": acc, "bleu_char,none": 0.5} for t in tasks},
+             "config": {"model": "hf", "model_args": {"pretrained": "m"}}}), encoding="utf-8")
+        for t in tasks:
+            (folder / f"samples_{t}_{ts}.jsonl").write_text(
+                json.dumps({"doc_id": 0, "doc": {"id": f"{ts[:10]}", "text": "x\u2028y"}, "acc": acc},
+                           ensure_ascii=False) + "\n\n",
+                encoding="utf-8")
+    assert files.sample_logs_of(folder / f"results_{old}.json") == {
+        "cpsd_rumor": folder / f"samples_cpsd_rumor_{old}.jsonl",
+        "cpsd_case_summary": folder / f"samples_cpsd_case_summary_{old}.jsonl"}
+    (run,) = runs.load_runs([tmp_path / "out"])
+    assert run.tasks["rumor"].metrics["acc"] == 0.75 and run.tasks["case_summary"].metrics["acc"] == 0.25
+    assert run.tasks["rumor"].samples_path.name == f"samples_cpsd_rumor_{new}.jsonl"
+    assert [s["doc"]["id"] for s in run.tasks["rumor"].samples()] == ["2026-01-02"]
+    assert run.tasks["rumor"].samples()[0]["doc"]["text"] == "x\u2028y"  # one record, U+2028 kept
+    # Rescoring finds the newest log per task; the results written with a log are its own.
+    assert files.find_sample_logs(tmp_path / "out", ("rumor", "case_summary")) == {folder: {
+        "rumor": folder / f"samples_cpsd_rumor_{new}.jsonl",
+        "case_summary": folder / f"samples_cpsd_case_summary_{old}.jsonl"}}
+    assert files.results_of_samples(folder / f"samples_cpsd_case_summary_{old}.jsonl")["results"][
+        "cpsd_case_summary"]["acc,none"] == 0.25
+    assert files.results_of_samples(tmp_path / "samples_cpsd_x_2026.jsonl") is None
+    # The tests' plain view: the last results file, the newest log per task.
+    out = runs.read_output(tmp_path / "out")
+    assert list(out.results["results"]) == ["cpsd_rumor"]
+    assert {t: [s["acc"] for s in recs] for t, recs in out.samples.items()} == {
+        "cpsd_rumor": [0.75], "cpsd_case_summary": [0.25]}
+    with pytest.raises(FileNotFoundError, match="no results_"):
+        runs.read_output(tmp_path / "nothing")
 
 
 def test_hand_built_ie_qa_tg_rows(tmp_path):
