@@ -22,7 +22,6 @@ U+FFFD). A cell with no value (``"N/A"``, NaN, missing) is ``None``, never 0.
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +31,6 @@ from cpsd_tasks.report.files import (SAMPLES_RE, find_rescored, find_result_file
                                      rescored_entries, sample_logs_of)
 from cpsd_tasks.report.jsonio import read_json, read_jsonl_lines, to_number
 from cpsd_tasks.tasks import TASKS
-
-log = logging.getLogger(__name__)
 
 #: Data source of docs from the embedded demo set (``cpsd_tasks/demo``; synthetic, not CPSDBench).
 DEMO = "demo"
