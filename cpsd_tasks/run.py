@@ -13,15 +13,31 @@ The harness is not patched. ``tests/test_cli.py`` diffs this function against th
 ``Run._execute`` and allows only the marked lines to differ, so an lm-eval release that changes the
 method fails the test until this copy is brought in line; an end-to-end test compares a run
 through here with the same run through the harness's own path (``--index_builtins``).
+
+Around that copy, :func:`torch_free_api_run` keeps torch out of an API run's process (with
+transformers, ~185 MiB of a full run's 566 MiB peak, and ~1.5 s CPU to import): the harness imports
+torch only to seed it (``set_torch_seed``) and to describe the environment (``add_env_info``).
+With an API backend and torch not yet imported, those two names in ``lm_eval.evaluator`` are
+swapped for the run's duration (and put back after): the seed is applied the moment torch is
+imported (it never is in such a run, unless e.g. BERTScore loads it), and the environment
+description is the harness's own, computed in a short child process started at the beginning of
+the run. The seeds and the results JSON read exactly as before (``tests/test_run_torch.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib.util
 import json
 import logging
 import os
-from typing import Any, Sequence
+import subprocess
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional, Sequence
+
+log = logging.getLogger(__name__)
 
 def task_manager(include_path: Any, metadata: dict | None) -> Any:
     """The ``TaskManager`` of a cpsd-only run: ``include_path`` (our folder) without the built-ins."""
@@ -30,6 +46,201 @@ def task_manager(include_path: Any, metadata: dict | None) -> Any:
     return TaskManager(include_path=include_path, include_defaults=False, metadata=metadata or {})
 
 
+# --------------------------------------------------------------------------- torch-free API runs
+
+def api_backend(model: Any) -> bool:
+    """True when ``model`` names a registered API backend (a subclass of the harness's
+    ``TemplateAPI``: ``local-chat-completions``, ``cpsd-local-chat``, …).
+
+    Only entries already loaded, or whose module is already imported, are resolved: asking about
+    ``hf`` must not import ``lm_eval.models.huggingface`` (and torch with it). Anything else —
+    a local backend, an entry point, an unknown name, an ``LM`` object — is not an API backend.
+    """
+    if not isinstance(model, str):
+        return False
+    from lm_eval.api.registry import model_registry
+    from lm_eval.models.api_models import TemplateAPI
+
+    entry = dict(model_registry.items()).get(model)
+    if isinstance(entry, str):
+        if entry.partition(":")[0].strip() not in sys.modules:
+            return False
+        try:
+            entry = model_registry.get(model)
+        except Exception:  # noqa: BLE001 - the harness reports a broken entry itself, later
+            return False
+    return isinstance(entry, type) and issubclass(entry, TemplateAPI)
+
+
+class SeedTorchOnImport:
+    """A ``sys.meta_path`` hook: when ``torch`` is imported, runs ``torch.manual_seed(seed)`` right
+    after its ``__init__`` has executed, then removes itself.
+
+    Nothing can draw from torch's generators before torch is imported, so seeding at import gives
+    the same random state as the harness's seeding at the start of ``simple_evaluate``.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def install(self) -> None:
+        if self not in sys.meta_path:
+            sys.meta_path.insert(0, self)
+
+    def remove(self) -> None:
+        while self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "torch":
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        original = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            original(module)
+            self.remove()
+            try:
+                del loader.exec_module  # the loader's own method again
+            except AttributeError:
+                pass
+            module.manual_seed(self.seed)
+            log.debug("torch imported: manual seed %s applied", self.seed)
+
+        loader.exec_module = exec_module  # this spec's loader instance only
+        return spec
+
+
+#: Run in a child process: the two torch/transformers fields of the harness's ``add_env_info``
+#: (lm-eval 0.4.13, ``lm_eval.loggers.utils``), computed with the same calls.
+ENV_INFO_CHILD = r"""
+import importlib.util, json, sys
+try:
+    from torch.utils.collect_env import get_pretty_env_info
+    pretty_env_info = get_pretty_env_info()
+except Exception as err:
+    pretty_env_info = str(err)
+if importlib.util.find_spec("transformers") is not None:
+    from transformers import __version__ as transformers_version
+else:
+    transformers_version = "N/A"
+sys.stdout.write(json.dumps({"pretty_env_info": pretty_env_info, "transformers_version": transformers_version}))
+"""
+
+
+def start_env_info() -> subprocess.Popen:
+    """Start :data:`ENV_INFO_CHILD` (same interpreter, environment and working directory)."""
+    return subprocess.Popen([sys.executable, "-c", ENV_INFO_CHILD], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+
+
+def env_info_from(child: subprocess.Popen, timeout: float = 300) -> Optional[dict[str, Any]]:
+    """The child's two fields, or ``None`` if it failed (the caller then asks the harness)."""
+    try:
+        out, _ = child.communicate(timeout=timeout)
+        info = json.loads(out) if child.returncode == 0 else None
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        child.kill()
+        child.wait()
+        return None
+    if not isinstance(info, dict) or set(info) != {"pretty_env_info", "transformers_version"}:
+        return None
+    return info
+
+
+def env_info(storage: dict[str, Any], torch_fields: dict[str, Any]) -> None:
+    """The harness's ``add_env_info(storage)`` with its torch/transformers fields given: the same
+    four keys, in the same order, the other two computed as the harness does."""
+    from importlib.metadata import version
+    from pathlib import Path
+
+    from lm_eval.loggers.utils import get_commit_from_path
+
+    try:
+        lm_eval_version = version("lm_eval")
+    except Exception as err:  # noqa: BLE001 - as the harness
+        lm_eval_version = str(err)
+    storage.update({
+        "pretty_env_info": torch_fields["pretty_env_info"],
+        "transformers_version": torch_fields["transformers_version"],
+        "lm_eval_version": lm_eval_version,
+        "upper_git_hash": get_commit_from_path(Path(os.getcwd(), "..")),
+    })
+
+
+@contextmanager
+def torch_left_out(model: Any) -> Iterator[Optional[SeedTorchOnImport]]:
+    """Within: an API run of ``model`` does not import torch (module doc). Yields the seed hook
+    once the harness has asked for a torch seed, or ``None`` when nothing is changed: ``model`` is
+    not an API backend, torch is already imported, or torch is not installed (the harness then
+    seeds nothing and writes "N/A" itself).
+    """
+    if not api_backend(model) or "torch" in sys.modules or importlib.util.find_spec("torch") is None:
+        yield None
+        return
+    import lm_eval.evaluator as evaluator
+
+    original_seed, original_env = evaluator.set_torch_seed, evaluator.add_env_info
+    child = start_env_info()
+    hook: list[SeedTorchOnImport] = []
+
+    def set_torch_seed(seed: int) -> None:
+        if "torch" in sys.modules:
+            return original_seed(seed)
+        for old in hook:
+            old.remove()
+        hook[:] = [SeedTorchOnImport(seed)]
+        hook[0].install()
+        log.debug("torch not imported (API backend): seed %s is applied if it ever is", seed)
+
+    def add_env_info(storage: dict[str, Any]) -> None:
+        fields = env_info_from(child)
+        if fields is None:
+            return original_env(storage)
+        env_info(storage, fields)
+
+    evaluator.set_torch_seed, evaluator.add_env_info = set_torch_seed, add_env_info
+    try:
+        yield hook
+    finally:
+        evaluator.set_torch_seed, evaluator.add_env_info = original_seed, original_env
+        for old in hook:
+            old.remove()
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+
+
+def torch_free_api_run(func: Callable[[argparse.Namespace, Sequence[str]], None]) -> Callable[..., None]:
+    """Decorator of :func:`execute`: runs it inside :func:`torch_left_out` for the requested model
+    (from ``--model`` or ``--config``, as :func:`cpsd_tasks.cli.requested` reads it). The body of
+    :func:`execute` stays the harness's (``inspect`` sees through ``functools.wraps``)."""
+
+    @functools.wraps(func)
+    def wrapper(args: argparse.Namespace, tasks: Sequence[str]) -> None:
+        from cpsd_tasks.cli import requested
+
+        try:
+            model = requested(args)[1]
+        except Exception:  # noqa: BLE001 - an unreadable --config: the harness says so itself
+            model = None
+        with torch_left_out(model):
+            return func(args, tasks)
+
+    return wrapper
+
+
+@torch_free_api_run
 def execute(args: argparse.Namespace, tasks: Sequence[str]) -> None:
     """``lm-eval run`` for ``tasks`` (resolved names of ours), indexing our task folder only.
 
