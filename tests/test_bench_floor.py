@@ -61,7 +61,10 @@ def test_floor_pairs_interleaved_and_summarised(bench, monkeypatch):
 
     def floor_run(ctx, server, variant, floor_dir, concurrency):
         calls.append(variant)
-        return {"variant": variant, "requests": 2933, **fake[variant]}
+        run = {"variant": variant, "requests": 2933, **fake[variant]}
+        probe = {"process_results": {"cpu": 1.0, "wall": 1.5, "calls": 2933},
+                 "aggregation": {"cpu": 0.25, "wall": 0.25, "calls": 12}}
+        return {**run, "scoring": bench.scoring_share(probe, run["cpu"], run["wall"])}
 
     monkeypatch.setattr(bench, "floor_run", floor_run)
     monkeypatch.setattr(bench, "build_floor", lambda ctx: (Path("/nonexistent"), 2933))
@@ -76,6 +79,8 @@ def test_floor_pairs_interleaved_and_summarised(bench, monkeypatch):
     assert "15.0 s / 30.0 s = 0.50×" in text
     assert "540 MiB / 520 MiB" in text
     assert "scoring share" in text
+    assert "10.0% (1.25 s: process_results 1.00 s × 2933 calls, aggregations 0.25 s)" in text  # 1.25 / 12.5
+    assert out["floor_scoring"]["cpu_share"] == pytest.approx(0.05)  # 1.25 / 25
 
 
 def test_floor_is_a_part(bench, capsys):
