@@ -186,6 +186,23 @@ def test_bootstrap_ci_contains_point_estimate(rows):
     assert aggregations.aggregation_for(tr, "acc") is aggregations.mean_aggregation
 
 
+def test_aggregations_come_from_the_specs_by_name():
+    from cpsd_tasks import specs
+
+    def task_run(task, metric_list=()):
+        return runs.TaskRun(task, f"cpsd_{task}", {}, "none", {}, {"metric_list": list(metric_list)}, None, None)
+
+    assert aggregations.aggregation_for(task_run("drug_ner"), "f1_micro") is specs.aggregation("drug_ner", "f1_micro")
+    assert aggregations.aggregation_for(task_run("police_exam"), "acc_multi").__qualname__ == "agg_acc_multi"
+    assert aggregations.aggregation_for(task_run("case_reading"), "total") is aggregations.mean_aggregation
+    # A metric the specs do not declare (an older run): only the built-in name the run logged counts.
+    old = task_run("rumor", [{"metric": "alpha", "aggregation": "mean"},
+                             {"metric": "f1_old", "aggregation": "def agg_f1_macro(items):\n    ..."}])
+    assert aggregations.aggregation_for(old, "alpha") is aggregations.mean_aggregation
+    assert aggregations.aggregation_for(old, "f1_old") is None  # no guessing by function name
+    assert aggregations.mean_aggregation([1, "N/A", None, 0.5]) == 0.75
+
+
 def test_bootstrap_by_hand():
     assert stats.bootstrap_ci([1.0, 1.0, 1.0], n_boot=50) == (1.0, 1.0, 1.0)
     assert stats.bootstrap_ci([], n_boot=50) is None
