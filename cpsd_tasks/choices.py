@@ -402,8 +402,11 @@ _DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于
 # What a stem asks about, after its question word ("下列哪种情形属于教唆犯?" → "属于教唆犯").
 _ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,12})$")
 # A verdict right after an option's own text ("A:该合同为附解除条件的合同是错误的。").
-_TEXT_VERDICT = re.compile(r"(?:的说法|说法|的表述|表述)?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|符合(?:法律)?规定)"
-                           r"|(?P<neg>是?(?:错误|不正确|错)的?|不符合(?:法律)?规定))")
+_TEXT_VERDICT = re.compile(r"(?:的说法|说法|的表述|表述)?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|(?:是)?符合(?:法律|相关|有关)?(?:法律)?规定的?)"
+                           r"|(?P<neg>是?(?:错误|不正确|错)的?|(?:是)?不符合(?:法律|相关|有关)?(?:法律)?规定的?))")
+# A header that asserts a verdict on the options listed under it, each on its own line:
+# "因此，下列说法是错误的：\nB: …" (an assertion, "…是错误的："; "下列说法错误的是：" is the question's form).
+_VERDICT_HEADER = re.compile(r"(?m)^[^\n]{0,30}?(?:说法|表述|选项|观点|做法)(?:是|为)(?:(?P<pos>正确|符合(?:相关)?规定)|(?P<neg>错误|不正确|不符合(?:相关)?规定))的[ \t]*[:：][ \t]*$")
 _SENTENCE_END = re.compile(r"[。\n;；]")
 
 
@@ -412,7 +415,7 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
     错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
     教唆犯。" for "下列哪种情形属于教唆犯?": the option answers the question as asked)."""
     asked = _ASKED.search(ctx.stem)
-    predicate = asked.group("asked").removeprefix("是") if asked else None
+    predicate = asked.group("asked").removeprefix("是").removesuffix("的") if asked else None
     found: dict[str, set[bool]] = {}
     for label in _LABEL.finditer(text):
         letter = _label_letter(label)
@@ -432,6 +435,25 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
             found.setdefault(letter, set()).add(judged.group("pos") is not None)
         elif predicate and rest.removeprefix("是").removesuffix("的") == predicate:
             found.setdefault(letter, set()).add(not ctx.negative_question)
+    return found
+
+
+def _header_verdicts(text: str, ctx: _Context) -> dict[str, bool]:
+    """Verdicts from :data:`_VERDICT_HEADER` lines on the option lines under them, up to the next
+    header (lines explaining an option may come between the option lines: "下列表述是不正确的：\n
+    A: …\n<why>\nB: …"). The first line under a header must be an option line. A header that
+    restates the question is none (its text is part of the stem)."""
+    found: dict[str, bool] = {}
+    headers = [h for h in _VERDICT_HEADER.finditer(text) if _plain(h.group(0)) not in ctx.stem]
+    for number, header in enumerate(headers):
+        block = text[header.end():headers[number + 1].start() if number + 1 < len(headers) else len(text)]
+        lines = [line for line in block.split("\n") if line.strip()]
+        if not lines or not _LABEL.match(lines[0]):
+            continue
+        for line in lines:
+            label = _LABEL.match(line)
+            if label is not None and _label_letter(label) in ctx.valid:
+                found[_label_letter(label)] = header.group("pos") is not None
     return found
 
 
@@ -471,6 +493,9 @@ def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         verdict.update({letter: values.pop() for letter, values in line_verdicts.items()})
     # (one option called both right and wrong in the lines: contradictory blocks, no verdict)
     chosen = frozenset(letter for letter, positive in verdict.items() if positive != ctx.negative_question)
+    if not chosen:                           # a verdict naming an option outranks a header over a list
+        chosen = frozenset(letter for letter, positive in _header_verdicts(text, ctx).items()
+                           if positive != ctx.negative_question)
     return chosen or None
 
 

@@ -200,6 +200,17 @@ CRIMES = {"A": "甲指使乙作伪证", "B": "甲煽动他人分裂国家", "C":
     ("A:甲指使乙作伪证属于教唆犯。\n\nB:甲煽动他人分裂国家属于教唆犯。\n\nC:甲教唆乙贩卖毒品属于教唆犯。",
      "下列哪种情形属于教唆犯?", "ABC"),
     ("A:甲指使乙作伪证不属于教唆犯。\nC:甲教唆乙贩卖毒品属于教唆犯。", "下列哪种情形属于教唆犯?", "C"),
+    ("A:甲指使乙作伪证是违法的。\nB:甲煽动他人分裂国家是合法的。", "下列哪一条是违法的?", "A"),
+    ("不符合相关规定。\n\nA: 甲指使乙作伪证，符合相关规定。\n\nB: 甲煽动他人分裂国家，不符合相关规定。",
+     "下列哪项做法符合相关规定?", "A"),
+    # a header asserting a verdict on the options listed under it (explanations may come between)
+    ("根据法律，下列说法是正确的：\n\nA: 甲指使乙作伪证。\n\nB: 甲煽动他人分裂国家。\n\n因此，下列说法是错误的：\n\n"
+     "B: 甲煽动他人分裂国家。\n\n因为……", "下列说法错误的是:", "B"),
+    ("下列表述是不正确的：\n\nA: 甲指使乙作伪证。\n\n理由一。\n\nB: 甲煽动他人分裂国家。\n\n理由二。", "下列哪些表述是不正确的?", "AB"),
+    # …but a verdict naming one option outranks the header's list
+    ("下列选项表述是错误的：\n\nA: 甲指使乙作伪证。\n\nB: 甲煽动他人分裂国家。\n\n因此，选项A表述错误。", "下列哪一选项表述是错误的?", "A"),
+    # the question's own form ("下列说法错误的是：") over a copied list is no verdict
+    ("下列说法错误的是：\nA: 甲指使乙作伪证。\nB: 甲煽动他人分裂国家。", "下列说法错误的是:", None),
     # the option's text followed by more words is no verdict on it
     ("A:甲指使乙作伪证是错误的行为人所为。\nB:甲煽动他人分裂国家是正确的理由之一。", "下列说法错误的是:", None),
 ])
