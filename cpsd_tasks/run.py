@@ -179,11 +179,13 @@ def env_info(storage: dict[str, Any], torch_fields: dict[str, Any]) -> None:
 
 
 @contextmanager
-def torch_left_out(model: Any) -> Iterator[Optional[SeedTorchOnImport]]:
-    """Within: an API run of ``model`` does not import torch (module doc). Yields the seed hook
-    once the harness has asked for a torch seed, or ``None`` when nothing is changed: ``model`` is
-    not an API backend, torch is already imported, or torch is not installed (the harness then
-    seeds nothing and writes "N/A" itself).
+def torch_left_out(model: Any) -> Iterator[Optional[list[SeedTorchOnImport]]]:
+    """Within: an API run of ``model`` does not import torch (module doc). Yields a list holding
+    the seed hook once the harness has asked for a torch seed (empty before), or ``None`` when
+    nothing is changed: ``model`` is not an API backend, torch is already imported, or torch is
+    not installed (the harness then seeds nothing and writes "N/A" itself). If torch is imported
+    within after all, seeding and the environment description are the harness's own calls again
+    (the child's work is then wasted: ~2 s CPU of a run that loads torch for BERTScore anyway).
     """
     if not api_backend(model) or "torch" in sys.modules or importlib.util.find_spec("torch") is None:
         yield None
@@ -204,7 +206,8 @@ def torch_left_out(model: Any) -> Iterator[Optional[SeedTorchOnImport]]:
         log.debug("torch not imported (API backend): seed %s is applied if it ever is", seed)
 
     def add_env_info(storage: dict[str, Any]) -> None:
-        fields = env_info_from(child)
+        # torch loaded after all (BERTScore, a tokenizer): the harness's own, in-process, as before
+        fields = None if "torch" in sys.modules else env_info_from(child)
         if fields is None:
             return original_env(storage)
         env_info(storage, fields)

@@ -108,10 +108,14 @@ def test_guard_seeds_at_once_when_torch_is_there():
         import torch
         ev.set_torch_seed(77)
         seeded = torch.initial_seed()
-    print(json.dumps({"seeded": seeded,
+        ours = {}
+        ev.add_env_info(ours)     # torch is loaded now: the harness's own call
+    harness = {}
+    original[1](harness)
+    print(json.dumps({"seeded": seeded, "same_env_info": ours == harness,
                       "hook_left": any(type(f).__name__ == "SeedTorchOnImport" for f in sys.meta_path)}))
     """)
-    assert got == {"seeded": 77, "hook_left": False}
+    assert got == {"seeded": 77, "same_env_info": True, "hook_left": False}
 
 
 def test_guard_for_a_local_backend_changes_nothing():
