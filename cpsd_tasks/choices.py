@@ -318,6 +318,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
 
 _ITEM_END = re.compile(r"[;；\n]")
 _LONE_LETTER = re.compile(r"(?m)^[ \t]*([A-Z])[ \t]*$")
+_SPACED_LABEL = re.compile(r"(?m)^[ \t]*([A-Z]) (?=[\u3400-\u9fff])")
 # A line that asks a question and is followed by an option list: a question the model poses.
 _NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}[?？][ \t]*(?:\n(?:[ \t]*\n)*[ \t]*)?(?=[(（\[【]?[A-Z][)）\]】]?[ \t]*[:：.．、])")
 _SENTENCE_ENDS = ("。", ".", "!", "！", "?", "？", "\n")
@@ -378,7 +379,7 @@ def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if label is None:
         label = re.match(r"[ \t]*(?P<letter>[A-Z]) (?=[\u3400-\u9fff])", lines[0])
         letter = label.group("letter") if label else None
-    if not label or _LABEL.match(lines[1]) or len(_labels(lines[0])) > 1:
+    if not label or _LABEL.match(lines[1]) or _SPACED_LABEL.match(lines[1]) or len(_labels(lines[0])) > 1:
         return None
     target = ctx.targets.get(letter)
     if letter in ctx.valid and target and _plain(lines[0][label.end():]).startswith(target):
@@ -555,6 +556,9 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     lone = set(_LONE_LETTER.findall(text))
     if len(lone) >= 2:
         labels |= lone                       # "A \n<text>\nB \n<text>": letters on lines of their own
+    spaced = set(_SPACED_LABEL.findall(text))
+    if len(spaced) >= 2:
+        labels |= spaced                     # "A 遗赠…\nB 遗赠…": letters and a space opening lines
     plain = _plain(text)
     copied = sum(1 for target in ctx.targets.values() if len(target) >= 2 and target in plain)
     option_list = len(labels) >= 2 or copied >= 3       # labels, or the options' texts copied
@@ -767,7 +771,8 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
             first = index if answer else None
             stopped = True
             break
-        read = _read_turn(turn, ctx)
+        # "…?<eoa>:<option A's text>;<eoa>:<option B's text>…": an end marker where a label was
+        read = None if index and turn.lstrip(" \t")[:1] in (":", "：") else _read_turn(turn, ctx)
         if read:
             answer, first = read, index
             slots.append(read)

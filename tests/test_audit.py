@@ -48,12 +48,13 @@ def test_reading_against_the_graded_set(corpus):
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
     assert plugin.n == 2310
-    assert plugin.right >= 2276 and plugin.false_credit <= 3 and plugin.wrong_letters <= 3
+    assert plugin.right >= 2278 and plugin.false_credit <= 1 and plugin.wrong_letters <= 3
     assert rule.right < 1200                                            # LawBench's rule: 0.506
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
         assert scores[name]["plugin"].accuracy >= 0.975, name         # used to build the reader
         assert scores[name]["plugin"].false_credit == 0, name
-    assert scores["heldout5"]["plugin"].accuracy >= 0.96                # not searched for new kinds
+    assert scores["heldout5"]["plugin"].accuracy >= 0.975               # one false credit left (p099)
+    assert scores["heldout5"]["plugin"].false_credit <= 1
 
 
 @needs_corpus

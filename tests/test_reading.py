@@ -178,6 +178,16 @@ def test_copied_or_walked_through_options_are_no_answer(output):
     assert letters(output, question=DYNASTIES) is None
 
 
+@pytest.mark.parametrize("output", [
+    # letters and a space opening lines, each with some text: a list, not answer A
+    "A 隋朝开科举\nB 五代十国时期战乱\nC 唐朝沿用\nD 汉朝察举",
+    # end markers where the labels were: "…?<eoa>:<option A's text>;<eoa>:<option B's text>…"
+    "下列朝代中，说法正确的有?A:隋朝;B:五代十国时期;C:唐朝;D:汉朝。\n下列朝代中，说法正确的有?<eoa>:隋朝;<eoa>:五代十国时期;<eoa>:唐朝。",
+])
+def test_lists_without_usual_labels_are_no_answer(output):
+    assert letters(output, question=DYNASTIES) is None
+
+
 def test_each_option_concluded_in_turn_is_no_answer():
     """Every option gets its own "因此…" sentence: the last one is the last option's discussion."""
     output = ("A:甲定盗窃罪。根据规定，因此，甲定盗窃罪。\nB:甲定诈骗罪。根据规定，因此，甲定诈骗罪。\n"
