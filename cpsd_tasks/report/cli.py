@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="with --out: skip the figures")
     p.add_argument("--no-errors", action="store_true", help="with --out: skip the error analysis export")
     p.add_argument("--quiet", action="store_true", help="do not print the tables")
+    p.add_argument("--html", type=Path, metavar="OUT.html",
+                   help="also write one self-contained HTML page: tables with 95%% CIs, figures, the --compare "
+                        "test and a sample browser (cpsd_tasks.report.html)")
     return p
 
 
@@ -124,6 +127,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(md)
         if cmp_md:
             print(cmp_md)
+    if args.html is not None:
+        from cpsd_tasks.report import html
+
+        if not args.ci:
+            add_cis(rows, tables, args.bootstrap, args.seed)
+        path = html.write_page(args.html, rows, tables, comparison, args.bootstrap, args.seed)
+        print(f"cpsd-leaderboard: wrote the HTML page {path}", file=sys.stderr)
     if args.out is None:
         return 0
 
