@@ -3,6 +3,11 @@
 Audited against a human-graded sample of 34 real LLMs' answers to single-choice questions
 (``scripts/audit_reading.py``, README "Answer reading"). Built on :mod:`cpsd_tasks.reader`.
 
+Why one file of ~800 lines: the rules below are one ordered reading of one turn; they share the
+compiled patterns and the per-question :class:`_Context`, and each rule's exceptions name the
+others ("unless a copied list…"). Split across modules, the order a reader must follow would be
+lost; the tables in ``tests/test_reading.py`` follow the same order.
+
 How an output is read (:func:`read_choices`):
 
 1. **Preparation** — ``<think>`` removed, NFKC, Traditional folded, HTML tags, fence lines and
@@ -10,9 +15,13 @@ How an output is read (:func:`read_choices`):
    → A), bracketed declarations made plain (``[正确答案]B`` → ``正确答案：B``).
 2. **Turns** — the output is split at end markers (``<eoa>``, ``</s>``, ``<|im_end|>`` …) and role
    markers (``<human>``, ``### Human`` …). The first turn from which an answer is read gives the
-   answer; later turns add to it only when they are bare answers (``[正确答案]C<eoa>\\nD<eoa>`` →
-   CD); any other later turn (an invented next question with its own answer) is ignored. Inside
-   a turn, a new-question marker (``问题：``, ``题目：``) after an answer ends the turn.
+   answer; later turns count only when they are bare answers: three or more different letters
+   are a template (all of them), a second declaration replaces the first
+   (``[正确答案]B<eoa>[正确答案]D<eoa>`` → D), a bare letter adds to it (``[正确答案]C<eoa>\\nD<eoa>``
+   → CD); any other later turn (an invented next question with its own answer) is ignored. Inside
+   a turn, a new-question marker (``问题：``, ``题目：``) or a question posed with its own options
+   after an answer ends the turn; a turn that starts with a colon (an end marker where a label
+   was) is part of a copied list.
 3. **Inside a turn**, the first rule that gives a letter wins:
 
    a. explicit declarations (``答案：B``, ``正确答案是A、C``, ``故选B``, ``The answer is b``,

@@ -1,5 +1,8 @@
 """Data layer: find, validate and load a task's JSONL files (SPEC.md §3).
 
+(About 500 lines: the per-kind validators are most of it, one short function per SPEC §3 record
+kind, kept beside the loader that runs them so that one file answers "what is valid data".)
+
 Resolution order of the data directory (first that is set wins):
 
 1. ``data_dir`` in the task metadata (``--metadata '{"data_dir": "…"}'`` or a model arg);

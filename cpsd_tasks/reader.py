@@ -1,5 +1,8 @@
 """The shared grammar of answer reading: what every task reader does to a raw model output first.
 
+(Over 400 lines because it is the one owner of that grammar, listed below; every task reader
+imports it, so splitting it would only add an import layer.)
+
 Source: SPEC.md §4 (normalisation, ``<think>``), §4.1 (labels, refusals), §4.6 (refusal class),
 and the project's audit of 34 real LLMs' outputs (README "Answer reading"). One module owns:
 
