@@ -41,6 +41,7 @@ def test_graded_set_file_is_well_formed():
         assert set(row) == {"set", "key", "model", "id", "answer", "settled"}   # no outputs kept here
 
 
+@pytest.mark.e2e
 @needs_corpus
 def test_reading_against_the_graded_set(corpus):
     scores = audit.score_graded(corpus, audit.load_graded(GRADED))
@@ -57,6 +58,7 @@ def test_reading_against_the_graded_set(corpus):
     assert scores["heldout5"]["plugin"].false_credit <= 1
 
 
+@pytest.mark.e2e
 @needs_corpus
 def test_gpt4_acc_single_equals_the_hand_count(corpus):
     """GPT-4 answered 989 of 1,000 questions exactly as ``[正确答案]X<eoa>``; the other 11 were read
@@ -77,6 +79,7 @@ def test_gpt4_acc_single_equals_the_hand_count(corpus):
         assert abs(read / len(ids) - corpus.published[("GPT4", subset)]) < 0.01
 
 
+@pytest.mark.e2e
 @needs_corpus
 def test_model_table_explains_every_large_gap(corpus):
     small = audit.Corpus(corpus.questions, corpus.summaries,

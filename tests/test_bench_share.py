@@ -113,6 +113,7 @@ utils_mod._compute_task_aggregations(fake, {}, 0)
 """
 
 
+@pytest.mark.e2e
 def test_probe_in_a_child_counts_calls_and_keeps_values(bench, tmp_path):
     """run_child(probe=True): the wrapped hooks return what the originals return, and the sums
     come back per hook and per task."""

@@ -92,6 +92,7 @@ def test_macro_prf_bit_identical_to_scikit_learn(task):
         assert macro_prf(items) == tuple(float(x) for x in expected), (trial, items)
 
 
+@pytest.mark.e2e
 def test_macro_prf_does_not_import_scikit_learn():
     """Aggregating a classification task must not import scikit-learn (≈3 s and ≈70 MiB)."""
     import subprocess

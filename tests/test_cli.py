@@ -74,6 +74,7 @@ print(close_process_group(), dist.is_initialized())  # destroyed, and gone
 """
 
 
+@pytest.mark.e2e
 def test_close_process_group_destroys_an_initialised_group_only(tmp_path):
     """The guard against a rank > 0 exiting with gloo threads alive (SIGABRT; see cli docstring)."""
     proc = subprocess.run([sys.executable, "-c", PROCESS_GROUP_PROBE, str(tmp_path / "store")],
@@ -83,6 +84,7 @@ def test_close_process_group_destroys_an_initialised_group_only(tmp_path):
     assert "rank 0: closed the torch.distributed process group" in proc.stderr
 
 
+@pytest.mark.e2e
 def test_close_process_group_without_torch_loaded_imports_nothing():
     code = ("import sys; from cpsd_tasks.cli import close_process_group; "
             "print(close_process_group(), 'torch' in sys.modules)")

@@ -4,11 +4,14 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import cpsd_tasks
 
 CLF = ["cpsd_sentiment", "cpsd_rumor", "cpsd_fraud_detection", "cpsd_incident_classification"]
 
 
+@pytest.mark.e2e
 def test_module_path_command(tmp_path):
     out = subprocess.run([sys.executable, "-m", "cpsd_tasks", "path"], capture_output=True, text=True,
                          cwd=tmp_path, check=True)
@@ -24,6 +27,7 @@ def test_task_manager_knows_tasks_and_groups():
         assert name in tm.all_tasks, name
 
 
+@pytest.mark.e2e
 def test_tasks_load_from_unrelated_directory(tmp_path):
     code = ("import cpsd_tasks\n"
             "from lm_eval.tasks import get_task_dict\n"

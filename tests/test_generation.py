@@ -238,6 +238,7 @@ print(json.dumps([before, after], ensure_ascii=False))
 """
 
 
+@pytest.mark.e2e
 def test_bleu_word_ignores_jieba_add_word_elsewhere_in_the_process():
     import subprocess
     import sys
@@ -415,6 +416,7 @@ def _row(results: dict, task: str) -> dict:
     return {k.split(",")[0]: v for k, v in results["results"][f"cpsd_{task}"].items() if k.endswith(",none")}
 
 
+@pytest.mark.e2e
 def test_cli_with_tiny_bert_then_rescore(tmp_path, baseline_url, hf_home, tiny_bert):
     metadata = ("--metadata", f"bertscore_model={tiny_bert}", "bertscore_num_layers=2")
     run = run_cpsd_eval("cpsd_tg", baseline_url, tmp_path / "out", hf_home, extra=metadata)
@@ -449,6 +451,7 @@ def test_cli_with_tiny_bert_then_rescore(tmp_path, baseline_url, hf_home, tiny_b
     assert data["groups"]["cpsd_tg"]["score"] == pytest.approx(group["score"], abs=1e-6)
 
 
+@pytest.mark.e2e
 def test_cli_predict_only_then_rescore(tmp_path, baseline_url, hf_home, tiny_bert):
     run_cpsd_eval("cpsd_case_report", baseline_url, tmp_path / "out", hf_home,
                   extra=("--predict_only", "--limit", "3"))
@@ -493,6 +496,7 @@ def test_rescore_exit_status_bertscore_switched_off_vs_missing(tmp_path, capsys)
     assert "BERTScore is MISSING" in err and "switched off" not in err
 
 
+@pytest.mark.e2e
 def test_cli_without_bert_model_reports_missing(tmp_path, baseline_url, hf_home):
     metadata = ("--metadata", "bertscore_model=/nonexistent/bert", "--limit", "2")
     run = run_cpsd_eval("cpsd_tg", baseline_url, tmp_path / "out", hf_home, extra=metadata)

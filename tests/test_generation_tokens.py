@@ -127,6 +127,7 @@ def test_zh_tokenize_equals_sacrebleu_on_demo_texts():
     assert [g.zh_tokenize(t) for t in texts] == [_sacrebleu_zh(t) for t in texts]
 
 
+@pytest.mark.e2e
 @needs_shared_data
 def test_zh_tokenize_equals_sacrebleu_on_stand_in_texts():
     texts = [doc[key] for task in TASKS for doc in _read(SHARED_DATA, task) for key in ("input", "reference")]
@@ -185,6 +186,7 @@ def test_text_scores_identical_to_previous_implementation_on_odd_and_demo_pairs(
     _check_scores(_odd_pairs() + _pairs(DEMO_DIR) + [(None, "参考"), ("<think>x</think>答案", "答案")])
 
 
+@pytest.mark.e2e
 @needs_shared_data
 def test_text_scores_identical_to_previous_implementation_on_stand_in_pairs():
     """Both BLEU values are compared with sacrebleu.sentence_bleu here (previous_text_scores)."""

@@ -500,6 +500,7 @@ def check_run(out, task, expected, n_docs, alpha, tau):
     assert got["invalid_rate,none"] == 0.0
 
 
+@pytest.mark.e2e
 def test_e2e_group_on_demo(baseline_url, hf_home, tmp_path):
     out = run_cpsd_eval("cpsd_ie", baseline_url, tmp_path / "out", hf_home,
                         extra=("--metadata", json.dumps({"alpha": 0.7, "tau": 0.9})))
@@ -517,6 +518,7 @@ def test_e2e_group_on_demo(baseline_url, hf_home, tmp_path):
     assert 0.7 < group["f1,none"] < 1.0  # rules do well on the demo but miss places and times
 
 
+@pytest.mark.e2e
 @needs_shared_data
 def test_e2e_stand_in_data(baseline_url, hf_home, tmp_path):
     out = run_cpsd_eval("cpsd_drug_ner,cpsd_drug_re", baseline_url, tmp_path / "out", hf_home,

@@ -61,6 +61,7 @@ def test_prompts_identical_on_demo_data(monkeypatch):
     assert compare(DEMO_DIR, monkeypatch) > 19
 
 
+@pytest.mark.e2e
 @needs_shared_data
 def test_prompts_identical_on_stand_in_data(monkeypatch, tmp_path):
     # the stand-in folder lacks some tasks: symlink those from the demo set

@@ -206,6 +206,7 @@ def build_tiny_bert(out: Path) -> Path:
     return out
 
 
+@pytest.mark.e2e
 def test_bertscore_scores_odd_outputs_with_a_local_model(tmp_path):
     """Emoji, NUL, HTML, 100k characters … through a real (tiny, random) BERTScore: a number, not NaN."""
     model = build_tiny_bert(tmp_path / "tiny_bert")

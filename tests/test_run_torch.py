@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.e2e  # every test starts a fresh interpreter
 
 
 def python(code: str, *args: str, cwd: Path | None = None, env: dict | None = None) -> list:
