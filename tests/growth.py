@@ -37,21 +37,29 @@ def _seconds(fn: Callable[[Any], Any], arg: Any, loops: int) -> float:
             gc.enable()
 
 
+#: Pairs taken before a clear ratio stops the sampling (more are taken while it is not clear).
+MIN_PAIRS = 3
+
+
 def growth_ratio(fn: Callable[[Any], Any], make: Callable[[int], Any], n: int, factor: int = FACTOR,
                  max_seconds: float = 3.0, max_pairs: int = 200) -> float:
     """``time(fn(make(factor·n))) / time(fn(make(n)))``, each the minimum over single calls.
 
     Calls alternate small, large, small, … so cache and frequency changes hit both sides; the
-    minimum of several single calls is the cost without such noise. Pairs are taken until the ratio is clearly linear or clearly not (after
-    5 pairs, or after 2 once ``max_seconds`` are spent, so a slow case costs a few calls),
-    ``max_seconds`` are spent (after 5 pairs) or ``max_pairs`` pairs are done.
+    minimum of several single calls is the cost without such noise. Sampling stops at the first
+    of: the ratio is clear (linear: ``0.5 ≤ ratio < 0.75·BOUND``; quadratic: ``> 1.5·BOUND``)
+    after ``MIN_PAIRS`` pairs, or after 2 pairs once ``max_seconds`` of CPU are spent (a slow
+    case costs a few calls); ``max_seconds`` spent after ``MIN_PAIRS`` pairs, clear or not;
+    ``max_pairs`` pairs. A ratio between the two clear ranges keeps sampling until then, so only
+    a clear answer is taken early; the bound the caller asserts is unchanged.
 
     Args:
         fn: the function under test (called with one argument). make: builds an input of size n.
-        n: the smaller size. factor: growth of the input.
+        n: the smaller size. factor: growth of the input. max_seconds: CPU seconds after which
+        sampling stops. max_pairs: most pairs taken.
 
     Returns:
-        The ratio of the minimum times.
+        The ratio of the minimum times (about ``factor`` for linear code, ``factor²`` for quadratic).
     """
     small, large = make(n), make(factor * n)
     fn(small)  # warm-up: imports, compiled regexes, dictionaries (the large side shares them)
@@ -64,7 +72,7 @@ def growth_ratio(fn: Callable[[Any], Any], make: Callable[[int], Any], n: int, f
         ratio = best_large / max(best_small, 1e-9)
         # Clear either way (below 0.5 the small side was interrupted: not clear).
         clear = 0.5 <= ratio < BOUND * 0.75 or ratio > BOUND * 1.5
-        if pairs >= 5 and (clear or spent > max_seconds):
+        if pairs >= MIN_PAIRS and (clear or spent > max_seconds):
             break
         if pairs >= 2 and spent > max_seconds and clear:
             break  # slow calls: a few are enough once the answer is clear
