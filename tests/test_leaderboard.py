@@ -402,7 +402,7 @@ def test_qa_per_type_ci_uses_the_task_aggregation(tmp_path):
     (row,) = tables.build_rows(runs.load_runs([tmp_path / "qa"]))
     tr = row.tasks["case_reading"]
     fn = aggregations.aggregation_for(tr, "acc_judge")
-    assert fn.__module__ == "cpsd_tasks.qa" and fn(stats.metric_items(tr, "acc_judge")[1]) == pytest.approx(2 / 3)
+    assert fn.__module__ == "cpsd_tasks.qa.hooks" and fn(stats.metric_items(tr, "acc_judge")[1]) == pytest.approx(2 / 3)
     lo, hi = stats.cell_ci(tr, "acc_judge", n_boot=300)
     assert 0.0 <= lo <= 2 / 3 <= hi <= 1.0
     assert aggregations.aggregation_for(tr, "total") is aggregations.mean_aggregation  # from the task's YAML (no metric_list logged)
