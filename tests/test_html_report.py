@@ -255,8 +255,11 @@ def synthetic_runs(source: Path, out: Path, models: int, sizes: Optional[dict[st
     """``models`` harness output folders made from the real run folder ``source``: each task's
     sample log repeated to ``sizes[task]`` documents (default the paper's sizes: 3,150 per model),
     ids suffixed ``#k``; model ``m`` replaces a share ``m / (2 * models)`` of the outputs by a
-    refusal (reading class ``refusal``, numeric metrics 0), so the models differ. Results JSON:
-    the source's, with each numeric per-sample metric recomputed as the mean of the new log.
+    refusal (reading class ``refusal``, numeric metrics 0), so the models differ. So that the
+    texts are as varied as real ones (a page of copies would compress unrealistically well), every
+    copy of a document has its input's characters shuffled, and every generation output longer
+    than 20 characters is shuffled per model. Results JSON: the source's, with each numeric
+    per-sample metric recomputed as the mean of the new log.
 
     Returns:
         The folders written (``out/model_00`` …).
@@ -282,6 +285,18 @@ def synthetic_runs(source: Path, out: Path, models: int, sizes: Optional[dict[st
                 rec = json.loads(json.dumps(log[i % len(log)]))
                 rec["doc_id"] = i
                 rec["doc"]["id"] = f"{rec['doc'].get('id')}#{i // len(log)}"
+                if i >= len(log):
+                    doc_rng = random.Random(f"{task}{i}")  # the same shuffle for every model: one doc
+                    for key in ("text", "context", "input"):
+                        if isinstance(rec["doc"].get(key), str):
+                            chars = list(rec["doc"][key])
+                            doc_rng.shuffle(chars)
+                            rec["doc"][key] = "".join(chars)
+                out_text = rec["filtered_resps"][0] if rec.get("filtered_resps") else None
+                if TASKS[task].kind == "generation" and isinstance(out_text, str) and len(out_text) > 20:
+                    chars = list(out_text)
+                    rng.shuffle(chars)
+                    rec["resps"], rec["filtered_resps"] = [["".join(chars)]], ["".join(chars)]
                 if rng.random() < m / (2 * models):
                     rec["resps"], rec["filtered_resps"] = [["抱歉，我无法回答这个问题。"]], ["抱歉，我无法回答这个问题。"]
                     rec["reading"] = {"answer": None, "class": "refusal", "refused": True, "truncated": False}

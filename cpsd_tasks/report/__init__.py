@@ -13,6 +13,7 @@ Modules, lowest first (each imports only modules above it in this list, never th
     fonts         CJK font and model names in figures
     plots         the figures
     rescore       re-scoring the generation tasks from sample logs
+    html          one self-contained HTML page: tables, figures, paired test, sample browser
     cli           cpsd-leaderboard (and cpsd-leaderboard rescore)
 
 Importing this package imports none of them (matplotlib and the scorers load only when used).
