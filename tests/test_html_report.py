@@ -460,3 +460,21 @@ def test_synthetic_runs_give_one_doc_list_for_all_models(two_runs, tmp_path):
     assert len(data["docs"]) == 45 + 20 + 20 + 20 and len(data["samples"]) == 3 * 105
     refusals = [sum(s[0] == m and data["classes"][s[2]] == "refusal" for s in data["samples"]) for m in range(3)]
     assert refusals[2] > refusals[0]  # model 0 keeps every output; model 2 loses about a third
+
+
+def test_build_from_python_with_the_paired_test(tmp_path):
+    write_run(tmp_path / "out" / "m1", "m1", M1)
+    write_run(tmp_path / "out" / "m2", "m2", M2)
+    path = html.build([tmp_path / "out"], tmp_path / "page" / "lb.html", compare=("m1", "m2"), n_boot=50,
+                      figures=False)
+    page = path.read_text(encoding="utf-8")
+    tags = parse(page)
+    compare = page[page.index('id="compare-table"'):page.index('id="browse"')]
+    # rumor: m1 acc 1/4 = 0.25, m2 4/4 = 1.0, so Δ = A − B = −0.75 over the 4 shared documents.
+    cells = [text.strip() for t, a, text in parse(compare).tags if t in ("td", "a")]
+    assert cells[:8] == ["rumor", "acc", "4", "", "0.2500", "", "1.0000", "-0.7500"]
+    assert "Paired bootstrap test: m1 (demo) (A) vs m2 (demo) (B)" in page and "50 resamples" in page
+    assert html.unpack(next(x for t, a, x in tags.tags if t == "script" and a.get("id") == "cpsd-samples"))[
+        "models"] == ["m1 (demo)", "m2 (demo)"]
+    with pytest.raises(KeyError, match="no run rows match 'm3'"):
+        html.build([tmp_path / "out"], tmp_path / "x.html", compare=("m1", "m3"), figures=False, n_boot=10)
