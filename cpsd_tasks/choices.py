@@ -192,6 +192,9 @@ def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+# An option labelled wrong with its text ("错误说法: B: <option B>"), as a list of labelled options
+# does; "错误说法是D" (an answer to "…哪一说法是错误的") is not one.
+_WRONG_LABEL = re.compile(r"(?:错误说法|错误答案|错误选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
 _BLANKS = re.compile(r"[^\S\n]+")
 _LINE_BREAK = re.compile(r" ?\n[ \n]*")
 
@@ -307,6 +310,10 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         after_copy.append(len(_labels(text[previous:start])) >= 2)
         numbered += bool(re.match(r"[ \t]*\d{1,3}[.、)]", text[line_start:start]))
         previous = end
+    if found and _WRONG_LABEL.search(text):
+        called_wrong = {m.group("letter") for m in _WRONG_LABEL.finditer(text)}
+        if called_wrong & frozenset().union(*found):
+            return _NO_ANSWER                # "正确答案: A: …\n错误说法: A: …": the same option called both
     if in_label_lines and not found:
         if len({line_label for line_label, _ in in_label_lines}) == 1:
             return in_label_lines[-1][1]     # "A: The correct answer is B" on every line: a prefix
@@ -683,6 +690,23 @@ def _next_label(lines: list[str], valid: Iterable[str] = "ABCD") -> Optional[str
     return None
 
 
+def _rejoin_list(pieces: list[str], ctx: _Context) -> list[str]:
+    """The turns, or one piece when the end markers only separate the items of an option list:
+    two or more later turns open with an option's label and its own text
+    ("[正确答案]A:<option A>;\n[eoa]B:<option B>;\n[eoa]C:<option C>…")."""
+    if len(pieces) < 3:
+        return pieces
+    items = 0
+    for piece in pieces[1:]:
+        label = _ITEM_LABEL.match(piece.lstrip())
+        if label and (target := ctx.targets.get(label.group("letter"))):
+            items += _plain(piece.lstrip()[label.end():label.end() + 2 * len(target) + 10]).startswith(target)
+    return ["\n".join(pieces)] if items >= 2 else pieces
+
+
+_ITEM_LABEL = re.compile(r"[(（\[【]?(?P<letter>[A-Z])[)）\]】]?[ \t]?[:：.．、]")
+
+
 def _combine(slots: list[frozenset[str]], declared: bool) -> frozenset[str]:
     """One answer from an answer turn and the bare answer turns after it.
 
@@ -751,7 +775,7 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     first: Optional[int] = None
     started = False                          # some content was seen before this turn
     stopped = False                          # another exchange started: read no further
-    pieces = turns(text)
+    pieces = _rejoin_list(turns(text), ctx)
     for index, turn in enumerate(pieces):
         if answer is not None:
             if not _is_bare(turn):

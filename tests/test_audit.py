@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"}
+    assert {row["set"] for row in rows} >= {"dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,14 +48,18 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 2310
-    assert plugin.right >= 2278 and plugin.false_credit <= 1 and plugin.wrong_letters <= 3
-    assert rule.right < 1200                                            # LawBench's rule: 0.506
+    assert plugin.n == 2610
+    assert plugin.right >= 2568 and plugin.false_credit <= 3 and plugin.wrong_letters <= 4
+    assert rule.right < 1400                                            # LawBench's rule: 0.509
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
         assert scores[name]["plugin"].accuracy >= 0.975, name         # used to build the reader
         assert scores[name]["plugin"].false_credit == 0, name
     assert scores["heldout5"]["plugin"].accuracy >= 0.975               # one false credit left (p099)
     assert scores["heldout5"]["plugin"].false_credit <= 1
+    # heldout7: the two false credits left are letter loops after an answer slot, which the graders
+    # of earlier sets read as templates (all letters) and heldout7's third grader as garbage
+    assert scores["heldout7"]["plugin"].accuracy >= 0.965
+    assert scores["heldout7"]["plugin"].false_credit <= 2
 
 
 @pytest.mark.e2e

@@ -188,6 +188,21 @@ def test_lists_without_usual_labels_are_no_answer(output):
     assert letters(output, question=DYNASTIES) is None
 
 
+@pytest.mark.parametrize("output, expected", [
+    # end markers separating the items of a copied list: no answer …
+    ("请你选出正确的答案。\n[正确答案]A:隋朝;\n[eoa]B:五代十国时期;\n[eoa]C:唐朝;\n[eoa]D:汉朝。", None),
+    # … unless the list is followed by a declaration
+    ("下列朝代中，说法正确的有?A:隋朝。<eoa>B:五代十国时期。<eoa>C:唐朝。<eoa>D:汉朝。<eoa>本题答案为C。", "C"),
+    # the same option labelled both the correct answer and a wrong statement: contradictory, none
+    ("正确答案: A: 隋朝。\n\n错误说法: B: 五代十国时期。\n\n正确答案: C: 唐朝。\n\n错误说法: A: 隋朝。\n\n正确答案: B: 五代十国时期。", None),
+    # …whereas "错误说法是D" answers a question asking for the wrong statement
+    ("错误说法是D。理由如下。", "D"),
+])
+def test_end_markers_in_lists_and_contradictory_labels(output, expected):
+    assert letters(output, question=DYNASTIES) == expected
+
+
+
 def test_each_option_concluded_in_turn_is_no_answer():
     """Every option gets its own "因此…" sentence: the last one is the last option's discussion."""
     output = ("A:甲定盗窃罪。根据规定，因此，甲定盗窃罪。\nB:甲定诈骗罪。根据规定，因此，甲定诈骗罪。\n"
