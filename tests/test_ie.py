@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
+
 import pytest
 from rapidfuzz.distance import Levenshtein
 
@@ -335,6 +338,22 @@ def test_optimal_assignment_beats_greedy():
     s = scores(ner_doc([("地点", x), ("地点", y)]), ner_json([("地点", a), ("地点", b)]))
     assert (s.f1_exact, s.f1_fuzzy, s.f1) == (0.0, 1.0, 0.5)  # greedy would give f1_fuzzy 0.5, f1 0.25
     assert ie.best_assignment([a, b], [x, y], lambda p, g: sim(p, g) if sim(p, g) >= 0.8 else None) == [(0, 1), (1, 0)]
+
+
+def test_assignment_without_a_choice_skips_the_solver():
+    """Pairs that share no pred and no gold are the matching itself (no solver, scipy not loaded);
+    where a pred could go to two golds the solver decides, as before."""
+    sims = {(0, 1): 0.9, (2, 0): 0.85}
+    lone = ie.best_assignment([0, 1, 2], [0, 1], lambda p, g: sims.get((p, g)))
+    assert lone == [(0, 1), (2, 0)]
+    shared = {(0, 0): 0.9, (0, 1): 0.95, (1, 1): 0.8}     # pred 0 could take either gold
+    assert ie.best_assignment([0, 1], [0, 1], lambda p, g: shared.get((p, g))) == [(0, 0), (1, 1)]
+    assert ie.best_assignment([0], [0], lambda p, g: None) == []
+    code = ("import sys; from cpsd_tasks import ie; "
+            "print(ie.best_assignment(['a', 'b'], ['b', 'a'], lambda p, g: 1.0 if p == g else None), "
+            "'scipy.optimize' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "[(0, 1), (1, 0)] False", proc.stderr[-2000:]
 
 
 def test_empty_gold_rules():

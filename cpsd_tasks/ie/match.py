@@ -61,20 +61,19 @@ def best_assignment(preds: Sequence[Any], golds: Sequence[Any],
     """
     if not preds or not golds:
         return []
-    import numpy as np
+    pairs = [(i, j, s) for i, p in enumerate(preds) for j, g in enumerate(golds)
+             if (s := similarity(p, g)) is not None]
+    if len({i for i, _, _ in pairs}) == len(pairs) and len({j for _, j, _ in pairs}) == len(pairs):
+        return [(i, j) for i, j, _ in pairs]  # no pred or gold in two eligible pairs: all of them
+    import numpy as np                       # (scipy is imported only when there is a choice to make)
     from scipy.optimize import linear_sum_assignment
 
     big = min(len(preds), len(golds)) + 1.0
     weights = np.zeros((len(preds), len(golds)))
     eligible = np.zeros((len(preds), len(golds)), dtype=bool)
-    for i, p in enumerate(preds):
-        for j, g in enumerate(golds):
-            s = similarity(p, g)
-            if s is not None:
-                weights[i, j] = big + s
-                eligible[i, j] = True
-    if not eligible.any():
-        return []
+    for i, j, s in pairs:
+        weights[i, j] = big + s
+        eligible[i, j] = True
     rows, cols = linear_sum_assignment(weights, maximize=True)
     return [(int(i), int(j)) for i, j in zip(rows, cols) if eligible[i, j]]
 
