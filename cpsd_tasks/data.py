@@ -475,6 +475,10 @@ def harness_dataset(**kwargs: Any):
     sig = signature(spec.id, docs, resolved, prompt_template(spec.id, kwargs.get("config_source")))
     record_signature(spec.id, sig, kwargs.get(SIGNATURE_KEY))
     log.info("cpsd_%s: scoring signature %s", spec.id, sig["string"])
+    if spec.kind == "generation":
+        from cpsd_tasks.generation.tokens import warm_up
+
+        warm_up()                            # jieba's dictionary loads while requests are in flight
     if is_demo:
         log.warning("cpsd_%s: using the embedded DEMO data (%d samples, synthetic, NOT CPSDBench). "
                     "Set --metadata '{\"data_dir\": …}' or $%s for real data.", spec.id,

@@ -222,3 +222,14 @@ def test_each_text_segmented_once_and_reference_tokens_cached(monkeypatch):
     # tokenising entry point is not used
     assert calls == {"jieba": len(hyps) + 1, "zh": len(hyps) + 1, "sacrebleu": 0}
     assert g._reference_tokens.cache_info().hits == len(hyps) - 1
+
+
+def test_warm_up_loads_the_dictionary_in_a_thread_and_changes_no_token():
+    from cpsd_tasks.generation import tokens
+
+    before = tokens.word_tokens("今天天气很好，我们去公园散步。")
+    thread = tokens.warm_up()
+    thread.join(timeout=120)
+    assert not thread.is_alive() and tokens.jieba_tokenizer().initialized
+    assert tokens.word_tokens("今天天气很好，我们去公园散步。") == before == [
+        "今天天气", "很", "好", "，", "我们", "去", "公园", "散步", "。"]

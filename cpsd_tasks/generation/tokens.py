@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
@@ -46,6 +47,9 @@ JIEBA_MAX_PIECE = 1000
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;\n])")
 
 
+_TOKENIZER_LOCK = threading.Lock()
+
+
 @functools.cache
 def jieba_tokenizer():
     """This package's own ``jieba.Tokenizer`` on jieba's default dictionary, built on first use.
@@ -53,9 +57,24 @@ def jieba_tokenizer():
     Not jieba's global tokenizer: ``jieba.add_word``/``load_userdict`` called anywhere else in the
     process change only that one, so they cannot change ``bleu_word``/``rouge*_word``.
     """
-    import jieba
+    with _TOKENIZER_LOCK:                    # one instance even when warm_up's thread races a cut
+        import jieba
 
-    return jieba.Tokenizer()  # default dictionary, same cache file as jieba.dt
+        return jieba.Tokenizer()  # default dictionary, same cache file as jieba.dt
+
+
+def warm_up() -> threading.Thread:
+    """Load jieba's dictionary (about 1 s of CPU) in a daemon thread, so that a run's first
+    generation sample does not wait for it: called when a generation task is built, the load
+    overlaps the requests in flight. jieba's own lock makes a ``cut`` that comes first wait for it.
+
+    Returns:
+        The started thread (tests join it).
+    """
+    thread = threading.Thread(target=lambda: jieba_tokenizer().initialize(), name="cpsd-jieba-warm-up",
+                              daemon=True)
+    thread.start()
+    return thread
 
 
 def word_tokens(text: str) -> list[str]:
