@@ -414,6 +414,29 @@ def test_page_in_chromium_tables_published_rows_cjk_and_screenshot(page, two_run
     assert excerpt(input_text(first["doc"]), html.INPUT_CHARS) in text and first["doc"]["text"][:10] in text
     assert "id=\"demo-banner\"" in text and "积极" in text
     assert 'id="compare-table"' in text and text.count("<tr><td data-v=\"") >= 4
+    for fig in ("radar", "error_types", "strict_vs_fuzzy", "label_distribution"):  # inline SVG figures
+        start = text.index(f'id="fig-{fig}"')
+        assert text.index("<svg", start) < text.index("</figure>", start)
+
+
+@pytest.mark.e2e
+@needs_chromium
+def test_clicking_a_header_sorts_the_column(page, tmp_path):
+    """A small script added to a copy of the page clicks Table 3's "Rumor" header once (descending)
+    and writes the row order into the DOM; blank cells go last."""
+    clicked = tmp_path / "clicked.html"
+    script = ("<script>var th=[].find.call(document.querySelectorAll('#table3_clf thead th'),"
+              "function(h){return h.textContent.trim()==='Rumor';});th.querySelector('button').click();"
+              "document.body.dataset.order=JSON.stringify([].map.call(document.querySelectorAll("
+              "'#table3_clf tbody tr'),function(r){return [r.dataset.model,r.children[3].dataset.v];}));</script>")
+    clicked.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
+    tags = parse(dom(clicked.as_uri())).tags
+    order = json.loads(next(a for t, a, _ in tags if t == "body")["data-order"])
+    values = [float(v) for _, v in order]
+    assert len(order) == 16 and values == sorted(values, reverse=True)
+    assert values != [float(a["data-v"]) for t, a, _ in parse(page.read_text(encoding="utf-8")).tags
+                      if t == "td" and "cpsd_rumor · acc" in a.get("title", "")][:16]  # the page's own order differs
+    assert [a.get("aria-sort") for t, a, _ in tags if t == "th" and a.get("aria-sort")] == ["descending"]
 
 
 @pytest.mark.e2e

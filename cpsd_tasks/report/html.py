@@ -261,8 +261,9 @@ def sample_data(rows: Sequence[Row], judgements: Optional[Sequence[Any]] = None)
     Class, gold and what was read come from :func:`cpsd_tasks.report.errors.judge_task_samples`
     (the run's logged ``reading`` record; older logs are judged again), so the browser and the
     error analysis agree; ``judgements`` of :func:`cpsd_tasks.report.errors.judge_rows` for these
-    rows are used when given (not judged twice). A generation sample has class ``generated`` (or ``refusal`` when
-    empty), its reference as gold and ``reading.answer`` (its length) as what was read.
+    rows are used when given (not judged twice). A generation sample has class ``generated`` (or
+    ``refusal`` when empty), its reference as gold and ``reading.answer`` (its length) as what was
+    read. The score is the sample's value of :func:`sample_metric`, rounded to 4 decimals.
 
     Returns:
         ``{"models": [row label], "tasks": [task id], "classes": [class], "metrics": {task: metric},
@@ -325,8 +326,8 @@ def sample_data(rows: Sequence[Row], judgements: Optional[Sequence[Any]] = None)
                 score = to_number(s.get(metric))
                 samples.append([mi, doc_index[key], class_index(cls), int(truncated),
                                 None if score is None else round(score, 4),
-                                _cut(sample_output(s), OUTPUT_CHARS), None if read is None else _cut(read, OUTPUT_CHARS),
-                                _reading_facts(record)])
+                                _cut(sample_output(s), OUTPUT_CHARS),
+                                None if read is None else _cut(read, OUTPUT_CHARS), _reading_facts(record)])
     return clean_surrogates({"models": models, "tasks": tasks, "classes": classes,
                              "metrics": {t: sample_metric(t) for t in tasks}, "docs": docs, "samples": samples})
 
