@@ -340,6 +340,7 @@ def test_optimal_assignment_beats_greedy():
     assert ie.best_assignment([a, b], [x, y], lambda p, g: sim(p, g) if sim(p, g) >= 0.8 else None) == [(0, 1), (1, 0)]
 
 
+@pytest.mark.e2e
 def test_assignment_without_a_choice_skips_the_solver():
     """Pairs that share no pred and no gold are the matching itself (no solver, scipy not loaded);
     where a pred could go to two golds the solver decides, as before."""
