@@ -501,3 +501,14 @@ def test_build_from_python_with_the_paired_test(tmp_path):
         "models"] == ["m1 (demo)", "m2 (demo)"]
     with pytest.raises(KeyError, match="no run rows match 'm3'"):
         html.build([tmp_path / "out"], tmp_path / "x.html", compare=("m1", "m3"), figures=False, n_boot=10)
+
+
+def test_a_run_without_sample_log_has_no_links_to_an_empty_browser(tmp_path):
+    write_run(tmp_path / "m1", "m1", M1)
+    for f in tmp_path.glob("m1/samples_*"):
+        f.unlink()
+    rows = tables.build_rows(runs.load_runs([tmp_path / "m1"]))
+    assert [c.text for c in html.table_view(tables.TABLES[0], rows)["rows"][0]["cells"]] == ["", "0.2500", "", ""]
+    assert [c.href for c in html.table_view(tables.TABLES[0], rows)["rows"][0]["cells"]] == [""] * 4
+    assert {c.href for c in html.overview_view(rows)["rows"][0]["cells"]} == {""}
+    assert html.sample_data(rows)["samples"] == []

@@ -142,8 +142,8 @@ def table_view(table: TableSpec, rows: Sequence[Row]) -> dict[str, Any]:
 
     Returns:
         ``{"id", "title", "headers": [str], "rows": [{"name", "label", "data", "published", "demo",
-        "mark", "cells": [Cell]}]}`` in row order; a cell of a run row links to the browser at
-        that model and the column's task.
+        "mark", "cells": [Cell]}]}`` in row order; a cell of a run row whose task has a sample log
+        links to the browser at that model and the column's task.
     """
     out_rows = []
     for r in rows:
@@ -154,7 +154,8 @@ def table_view(table: TableSpec, rows: Sequence[Row]) -> dict[str, Any]:
             if text and (c.task, c.metric) in r.rescored:
                 text += RESCORED_MARK
             ci = r.ci.get((c.task, c.metric))
-            href = browse_fragment(r.label, c.task) if r.run is not None and c.task in r.tasks else ""
+            logged = r.run is not None and c.task in r.tasks and r.tasks[c.task].samples_path is not None
+            href = browse_fragment(r.label, c.task) if logged else ""
             title = f"{r.label} · cpsd_{c.task} · {c.metric}" + (": open its samples" if href else "")
             cells.append(Cell(text, f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci and text else "", v, href, title))
         out_rows.append({**_row_head(r), "cells": cells})
@@ -166,13 +167,13 @@ def overview_view(rows: Sequence[Row]) -> dict[str, Any]:
 
     Returns:
         ``{"headers": [str], "rows": [{... as table_view ..., "cells": [Cell]}]}``; the cells of a run
-        row link to the browser at that model (all tasks).
+        row with a sample log link to the browser at that model (all tasks).
     """
     headers = ["cpsd score", "Tasks", "Mean of measured", *DIMENSIONS]
     out_rows = []
     for r in rows:
         score, measured, k = overall_score(r)
-        href = browse_fragment(r.label) if r.run is not None else ""
+        href = browse_fragment(r.label) if any(tr.samples_path for tr in r.tasks.values()) else ""
         dims = dimension_scores(r)
         cells = [Cell(_num(score), "", score, href, "all twelve tasks" if score is not None else
                       f"blank: {k} of {len(TASKS)} tasks measured"),
