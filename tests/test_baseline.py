@@ -55,6 +55,19 @@ def test_unknown_prompt_rejected():
         identify("你好，请写一首诗")
 
 
+@pytest.mark.parametrize("task_id, inp, expected", [
+    ("rumor", "任何帖子", "谣言"),                               # the first label
+    ("drug_ner", "张某贩卖冰毒5克。", "[]"),
+    ("case_reading", "案情", "未知"),
+    ("police_exam", "题目", "A"),
+    ("case_summary", "第一句。第二句。", "第一句。"),             # the input's first sentence
+])
+def test_fallback_rule_for_a_task_without_rules(task_id, inp, expected):
+    from cpsd_tasks.baseline import fallback_rule
+
+    assert fallback_rule(task_id)({"输入": inp}) == expected
+
+
 def _post(url: str, payload: dict):
     req = urllib.request.Request(url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as resp:

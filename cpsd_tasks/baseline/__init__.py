@@ -91,14 +91,33 @@ def identify(prompt: str) -> tuple[str, dict[str, str]]:
     return task_id, sections
 
 
-def answer(prompt: str) -> str:
-    """The rule baseline's answer to one cpsd prompt.
+def fallback_rule(task_id: str) -> Rule:
+    """The constant answer of a task that has no rule in a ``rules_*`` module yet (a task added to
+    ``tasks.py`` and ``yaml/`` only): by its kind, the first label (classification), ``[]``
+    (ner, re), ``未知`` (reading), ``A`` (exam), or the input's first sentence (generation).
+    A floor to check that the task runs end to end, not a baseline to report.
 
     Raises:
-        UnknownPrompt: the prompt is not a cpsd prompt, or its task has no rule yet.
+        KeyError: ``task_id`` is not in the task registry.
+    """
+    from cpsd_tasks.tasks import get_task
+
+    spec = get_task(task_id)
+    if spec.kind == "classification":
+        return lambda sections: spec.labels[0]
+    if spec.kind == "generation":
+        return lambda sections: re.split(r"(?<=[。！？!?])", sections.get("输入", ""), maxsplit=1)[0]
+    constant = {"ner": "[]", "re": "[]", "reading": "未知", "exam": "A"}[spec.kind]
+    return lambda sections: constant
+
+
+def answer(prompt: str) -> str:
+    """The rule baseline's answer to one cpsd prompt (a task without a rule gets
+    :func:`fallback_rule`'s constant answer).
+
+    Raises:
+        UnknownPrompt: the prompt is not a cpsd prompt.
     """
     task_id, sections = identify(prompt)
-    rule = rules().get(task_id)
-    if rule is None:
-        raise UnknownPrompt(f"the rule baseline has no rule for task {task_id!r}")
+    rule = rules().get(task_id) or fallback_rule(task_id)
     return rule(sections)
