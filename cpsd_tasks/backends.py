@@ -1,5 +1,8 @@
 """Chat backends for the harness that send what the task asks for, and say so when they cannot.
 
+(Over 400 lines: each fix below is a small override of the harness's TemplateAPI, and they are
+kept together because both backends share them; the list below is the table of contents.)
+
 Registered with lm-eval's ``register_model`` when this module is imported (``cpsd-eval`` does;
 from Python, ``import cpsd_tasks.backends`` before ``lm_eval.simple_evaluate``):
 

@@ -1,5 +1,8 @@
 """One self-contained HTML page of a leaderboard: tables, figures, the paired test and a sample browser.
 
+(About 500 lines: the page's data model — one builder per part of the page, each a few dozen lines —
+beside the one function that renders them; the markup, CSS and JS live in ``templates/``.)
+
 ``cpsd-leaderboard RUNS... --html OUT.html`` (or :func:`build` from Python) writes ONE file that
 needs nothing else: CSS, JavaScript, the figures (inline SVG from matplotlib's SVG backend, the
 same figures :mod:`cpsd_tasks.report.plots` draws) and the per-sample data are all inside it, and
