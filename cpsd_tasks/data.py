@@ -32,6 +32,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from cpsd_tasks.exceptions import DataError
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, TaskSpec, get_task
 from cpsd_tasks.text import LONE_SURROGATE
 
@@ -41,19 +42,6 @@ DEMO_DIR = Path(__file__).resolve().parent / "demo"
 ENV_VAR = "CPSD_DATA_DIR"
 MAX_REPORTED = 20
 DEMO_SOURCE = "demo"
-
-
-class DataError(ValueError):
-    """Bad data: the message names file, line, field and what was expected (SPEC §3).
-
-    Attributes:
-        headline: what kind of problem this is, for the one-line heading ``cpsd-eval`` prints
-            above the message (``bad data``; ``missing few-shot examples`` …).
-    """
-
-    def __init__(self, message: str, headline: str = "bad data"):
-        super().__init__(message)
-        self.headline = headline
 
 
 def resolve_data_dir(data_dir: Optional[str] = None) -> tuple[Path, bool]:

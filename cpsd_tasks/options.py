@@ -23,7 +23,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from cpsd_tasks.data import DataError
+from cpsd_tasks.exceptions import DataError
 
 _OPTIONS: dict[str, dict[str, Any]] = {}
 #: Signatures of the tasks built in this process, by task id (see :func:`signature`).
