@@ -96,7 +96,8 @@ def test_overall_score_is_the_unweighted_mean_of_the_twelve_primary_metrics(hand
     # The paper's GPT-4 primary metrics (acc ×4, F1 ×3, total ×2, BERTScore F1 ×3), summed by hand:
     # 0.7533+0.8975+0.86+1.0+0.6295+0.2809+0.7147+0.685+0.475+0.7545+0.7539+0.689 = 8.4933.
     score, measured, k = html.overall_score(gpt4)
-    assert k == 12 and score == pytest.approx(8.4933 / 12, abs=1e-12) and measured == score
+    assert k == 12 and measured == pytest.approx(8.4933 / 12, abs=1e-12)
+    assert score == (measured if len(TASKS) == 12 else None)   # a task added later: no cpsd score for it
     m1 = hand_rows[0]
     assert (m1.label, html.overall_score(m1)) == ("m1 (demo)", (None, 0.25, 1))  # 1 of 12 tasks: no cpsd score
     view = html.overview_view(hand_rows)
