@@ -466,7 +466,7 @@ def harness_dataset(**kwargs: Any):
     if spec.kind == "generation":
         from cpsd_tasks.generation.tokens import warm_up
 
-        warm_up()                            # jieba's dictionary loads while requests are in flight
+        warm_up([doc["reference"] for doc in docs["test"]])   # (jieba + references, while requests are in flight)
     if is_demo:
         log.warning("cpsd_%s: using the embedded DEMO data (%d samples, synthetic, NOT CPSDBench). "
                     "Set --metadata '{\"data_dir\": …}' or $%s for real data.", spec.id,

@@ -227,9 +227,17 @@ def test_each_text_segmented_once_and_reference_tokens_cached(monkeypatch):
 def test_warm_up_loads_the_dictionary_in_a_thread_and_changes_no_token():
     from cpsd_tasks.generation import tokens
 
+    from cpsd_tasks.generation import text_scores
+
     before = tokens.word_tokens("今天天气很好，我们去公园散步。")
-    thread = tokens.warm_up()
+    reference = "<think>草稿</think>民警到场后将两人带回派出所调查。"
+    expected = text_scores("民警将两人带回派出所。", "民警到场后将两人带回派出所调查。")
+    tokens._reference_tokens.cache_clear()
+    thread = tokens.warm_up([reference, ""])
     thread.join(timeout=120)
     assert not thread.is_alive() and tokens.jieba_tokenizer().initialized
+    assert tokens._reference_tokens.cache_info().currsize == 1          # the reference, ready before scoring
+    assert text_scores("民警将两人带回派出所。", reference) == expected  # and scored the same from the cache
+    assert tokens._reference_tokens.cache_info().hits == 1
     assert tokens.word_tokens("今天天气很好，我们去公园散步。") == before == [
         "今天天气", "很", "好", "，", "我们", "去", "公园", "散步", "。"]
