@@ -83,10 +83,12 @@ FIGURES: tuple[tuple[str, str], ...] = (
     ("label_distribution", "Predicted vs gold label distribution (paper Figure 8)"),
     ("ie_f1_by_length", "IE F1 by input length (paper Figure 4)"),
 )
+_N = len(TASKS)
+_N_WORD = {12: "twelve", 13: "thirteen", 14: "fourteen"}.get(_N, str(_N))
 AVERAGING_RULE = (
-    "cpsd score = the unweighted mean of the twelve tasks' primary metrics (classification acc, IE F1, "
-    "QA total, generation BERTScore F1), every task weighted 1/12 whatever its size — the harness's "
-    "group 'cpsd' (aggregation mean, weight_by_size false). It is left blank unless all twelve were "
+    f"cpsd score = the unweighted mean of the {_N_WORD} tasks' primary metrics (classification acc, IE F1, "
+    f"QA total, generation BERTScore F1), every task weighted 1/{_N} whatever its size — the harness's "
+    f"group 'cpsd' (aggregation mean, weight_by_size false). It is left blank unless all {_N_WORD} were "
     "measured (the harness reports NaN then); 'mean of measured' is the same mean over the tasks a row has, "
     "with their count. A dimension (CLF, IE, QA, TG) is the unweighted mean of its tasks' metrics, as the "
     "paper's radar chart scores it. A table cell is the run's own aggregate as the harness wrote it "
