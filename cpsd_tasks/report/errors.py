@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from cpsd_tasks.report.jsonio import clean_surrogates, sample_output
 from cpsd_tasks.report.tables import Row
-from cpsd_tasks.tasks import get_task
+from cpsd_tasks.tasks import TASKS, get_task
 from cpsd_tasks.taxonomy import ERROR_CLASSES
 
 log = logging.getLogger(__name__)
@@ -282,12 +282,14 @@ def judge_task_samples(model: str, data: str, task: str, samples: Sequence[dict[
 
 
 def judge_rows(rows: Iterable[Row]) -> list[SampleJudgement]:
-    """Judge every task with a sample log in the run rows (paper rows have none)."""
+    """Judge every task with a sample log in the run rows (paper rows have none), tasks in the
+    registry's order (the paper's), whatever order the harness wrote them in."""
     out: list[SampleJudgement] = []
+    order = {task: number for number, task in enumerate(TASKS)}
     for row in rows:
         if row.run is None:
             continue
-        for task, tr in row.tasks.items():
+        for task, tr in sorted(row.tasks.items(), key=lambda item: order.get(item[0], len(order))):
             samples = tr.samples()
             if not samples:
                 continue
