@@ -53,13 +53,14 @@ Linear-time: every pattern has one parse per string (no nested quantifiers over 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
 
-from cpsd_tasks.reader import (FENCE_LINE, HTML_TAG, QUESTION_MARKER, answer_text, canonical_declarations,
+from cpsd_tasks.reader import (FENCE_LINE, HTML_TAG, LONE_SURROGATE, QUESTION_MARKER, answer_text, canonical_declarations,
                                fold_traditional, mark_echoes, normalize, strip_edges, turns)
 
 # --------------------------------------------------------------------------- letter lists
@@ -195,6 +196,7 @@ def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
 # An option labelled wrong with its text ("错误说法: B: <option B>"), as a list of labelled options
 # does; "错误说法是D" (an answer to "…哪一说法是错误的") is not one.
 _WRONG_LABEL = re.compile(r"(?:错误说法|错误答案|错误选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
+_RIGHT_LABEL = re.compile(r"(?:正确答案|正确说法|正确选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
 _BLANKS = re.compile(r"[^\S\n]+")
 _LINE_BREAK = re.compile(r" ?\n[ \n]*")
 
@@ -272,6 +274,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     in_label_lines: list[tuple[str, frozenset[str]]] = []
     previous = 0
     numbered = 0                             # declarations on numbered lines ("17. 答案：A")
+    newlines = [m.start() for m in _NEWLINE.finditer(text)]     # line starts by bisection (linear)
     matches = [(m, True) for m in _DECLARATION.finditer(text)]
     matches += [(m, False) for m in _LABEL_DECLARATION.finditer(text)]
     matches.sort(key=lambda pair: pair[0].start())
@@ -296,7 +299,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         if (not strong and ctx.stem_tail and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
                 and _plain(text[max(0, start - 24):end - 1]).endswith(ctx.stem_tail)):
             continue                         # "…哪些事项应予继承，说法正确的有A:…": the question restated, its options copied
-        line_start = text.rfind("\n", 0, start) + 1
+        line_start = newlines[bisect.bisect_left(newlines, start) - 1] + 1 if newlines and newlines[0] < start else 0
         label = _LINE_LABEL.match(text, line_start)
         if label and label.end() <= start:
             if strong:                       # "A. 正确答案：B": a declaration inside an option's line
@@ -308,11 +311,12 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue                         # "可能是A也可能是B", "是否为B": a hedge
         found.append(letters)
         after_copy.append(len(_labels(text[previous:start])) >= 2)
-        numbered += bool(re.match(r"[ \t]*\d{1,3}[.、)]", text[line_start:start]))
+        numbered += bool(_NUMBERED_LINE.match(text, line_start, start))
         previous = end
     if found and _WRONG_LABEL.search(text):
         called_wrong = {m.group("letter") for m in _WRONG_LABEL.finditer(text)}
-        if called_wrong & frozenset().union(*found):
+        called_right = {m.group("letter") for m in _RIGHT_LABEL.finditer(text)}
+        if called_wrong & called_right:
             return _NO_ANSWER                # "正确答案: A: …\n错误说法: A: …": the same option called both
     if in_label_lines and not found:
         if len({line_label for line_label, _ in in_label_lines}) == 1:
@@ -333,10 +337,15 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
 
 
 _ITEM_END = re.compile(r"[;；\n]")
+_NEWLINE = re.compile(r"\n")
+_NUMBERED_LINE = re.compile(r"[ \t]*\d{1,3}[.、)]")
 _LONE_LETTER = re.compile(r"(?m)^[ \t]*([A-Z])[ \t]*$")
 _SPACED_LABEL = re.compile(r"(?m)^[ \t]*([A-Z]) (?=[\u3400-\u9fff])")
 # A line that asks a question and is followed by an option list: a question the model poses.
-_NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}[?？][ \t]*(?:\n(?:[ \t]*\n)*[ \t]*)?(?=[(（\[【]?[A-Z][)）\]】]?[ \t]*[:：.．、])")
+# A question line (ending in a question mark or an exam blank "（ ）"), then its first option label on
+# the same or a following line ("A:", "A.", "(A) ", "（A）", "A) ").
+_NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}(?:[?？]|[（(][ \t\u3000]*[)）])[ \t]*(?:\n(?:[ \t]*\n)*[ \t]*)?"
+                           r"(?=[(（\[【][A-Z][)）\]】]|[A-Z][)）]|[A-Z][ \t]*[:：.．、])")
 _SENTENCE_ENDS = ("。", ".", "!", "！", "?", "？", "\n")
 _EDGES = " \t\r\n:：。,，、【】[]()（）〖〗#*"
 _LINE_LABEL = re.compile(r"[ \t]*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]? ?[:：.．、)）]")
@@ -425,6 +434,10 @@ _TEXT_VERDICT = re.compile(r"(?:的说法|说法|的表述|表述)?(?:都|均|�
 # "因此，下列说法是错误的：\nB: …" (an assertion, "…是错误的："; "下列说法错误的是：" is the question's form).
 _VERDICT_HEADER = re.compile(r"(?m)^[^\n]{0,30}?(?:说法|表述|选项|观点|做法)(?:是|为)(?:(?P<pos>正确|符合(?:相关)?规定)|(?P<neg>错误|不正确|不符合(?:相关)?规定))的[ \t]*[:：][ \t]*$")
 _SENTENCE_END = re.compile(r"[。\n;；]")
+# A sentence that asks instead of stating ("…属于教唆犯？", "…是错误的吗").
+_ASKED_BACK = re.compile(r"[?？]|吗|呢")
+# A header that asks or sets the task ("请问以下哪个说法是错误的：", "我们需要判断…") asserts nothing.
+_ASKING = re.compile(r"哪|吗|请问|判断|需要|是否")
 
 
 def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
@@ -443,7 +456,10 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         end = _SENTENCE_END.search(text, label.end(), window)
         if end is None and window < len(text):
             continue
-        stated = _plain(text[label.end():end.start() if end else len(text)])
+        sentence = text[label.end():end.start() if end else len(text)]
+        if _ASKED_BACK.search(sentence):
+            continue                         # "A:<text>属于教唆犯？": asked, not stated
+        stated = _plain(sentence)
         if not stated.startswith(target) or len(stated) == len(target):
             continue
         rest = stated[len(target):]
@@ -461,12 +477,15 @@ def _header_verdicts(text: str, ctx: _Context) -> dict[str, bool]:
     A: …\n<why>\nB: …"). The first line under a header must be an option line. A header that
     restates the question is none (its text is part of the stem)."""
     found: dict[str, bool] = {}
-    headers = [h for h in _VERDICT_HEADER.finditer(text) if _plain(h.group(0)) not in ctx.stem]
+    headers = [h for h in _VERDICT_HEADER.finditer(text)
+               if not _ASKING.search(h.group(0)) and _plain(h.group(0)).replace("是", "") not in ctx.stem.replace("是", "")]
     for number, header in enumerate(headers):
         block = text[header.end():headers[number + 1].start() if number + 1 < len(headers) else len(text)]
         lines = [line for line in block.split("\n") if line.strip()]
         if not lines or not _LABEL.match(lines[0]):
             continue
+        if all(_LABEL.match(line) for line in lines) and len({_label_letter(_LABEL.match(line)) for line in lines}) == len(ctx.valid):
+            continue                         # the whole option list under it and nothing else: a copy
         for line in lines:
             label = _LABEL.match(line)
             if label is not None and _label_letter(label) in ctx.valid:
@@ -564,11 +583,11 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if not text.strip():
         return None
     labels = _labels(text)
-    for line, count in Counter(text.splitlines()).items():
-        listed = _LIST_RE.fullmatch(strip_edges(line)) if len(line) <= 40 and count >= 3 else None
-        if listed and len(_letters(listed.group(0), ctx.valid)) >= 3:
-            if not _DECLARATION.search(text):
-                return None                  # "A,B,C,D" again and again: the prompt's letter list echoed
+    echoed = any(len(_letters(listed.group(0), ctx.valid)) >= 3
+                 for line, count in Counter(text.splitlines()).items()
+                 if len(line) <= 40 and count >= 3 and (listed := _LIST_RE.fullmatch(strip_edges(line))))
+    if echoed and not _DECLARATION.search(text):   # (searched once: linear)
+        return None                          # "A,B,C,D" again and again: the prompt's letter list echoed
     lone = set(_LONE_LETTER.findall(text))
     if len(lone) >= 2:
         labels |= lone                       # "A \n<text>\nB \n<text>": letters on lines of their own
@@ -595,11 +614,13 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if judged:
         return judged
     if not option_list:
+        # an option whose own text is followed by a verdict was judged (by _verdicts above), not chosen
+        judged = _text_verdicts(text, ctx)
         lead = _LEADING.match(answer) or _LOWER_LEADING.match(answer)
         rest = answer[lead.end():].split("\n", 1)[0] if lead else ""
         if lead and rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest):
             lead = None                      # "A. 1. 2. 3. …": a label followed by numbering
-        if lead and (letters := _letters(lead.group("list"), ctx.valid)):
+        if lead and (letters := _letters(lead.group("list"), ctx.valid)) and not letters & set(judged):
             return letters
         inline = [m for m in _INLINE_LABEL.finditer(text) if m.group("letter") in ctx.valid]
         if len({m.group("letter") for m in inline}) == 1 and len(labels) == 1:
@@ -609,7 +630,9 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             stated = _plain(text[label.end():label.end() + 3 * len(target) + 20])
             before = text[label.start() - 1:label.start()] if label.start() else "\n"
             prose = bool(re.match(r"[A-Za-z0-9,\s]", before.replace("\n", ""))) and text[label.start()] not in "[(（【"
-            if (not target or stated.startswith(target[:8])) and not prose:
+            negated = bool(_NEGATED_CONTENT.search(_plain(text[max(0, label.start() - 6):label.start()])))
+            if (not target or stated.startswith(target[:8])) and not prose and not negated \
+                    and letter not in judged:
                 return frozenset({letter})     # "…情形的?D:案件事实基本查清…": a label with its option text
     lines = text.splitlines()
     for number in range(len(lines) - 1, -1, -1):
@@ -635,9 +658,11 @@ def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
     for match in _NEW_QUESTION.finditer(turn):
         if match.start() == 0:
             continue
+        if _ITEM_LABEL.match(match.group(0).lstrip()):
+            continue                         # "A:盗窃罪？\nB:诈骗罪？": options asked about in turn
         line = _plain(match.group(0))
-        if not line or line[:10] in ctx.stem:
-            continue
+        if not line or (line[:10] in ctx.stem and line[-6:] in ctx.stem):
+            continue                         # this question restated (its start and its end)
         if _read_turn(turn[:match.start()], ctx):
             return match
         tried += 1
@@ -765,7 +790,7 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     targets = {key: _target(value) for key, value in texts.items() if value}
     ctx = _Context(valid=valid, texts=texts, negative_question=negative,
                    targets={key: value for key, value in targets.items() if value},
-                   stem=_plain(fold_traditional(question or "")))
+                   stem=_plain(fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))))
     text = prepare(output)
     if not text.strip():
         return ChoiceReading(None, None)
@@ -781,6 +806,8 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
             if not _is_bare(turn):
                 break
             more = _read_turn(turn, ctx)
+            if more and len(more) >= 3 and not _DECLARATION.search(turn):
+                continue                     # "[正确答案]D<eoa>A,B,C,D<eoa>": the prompt's letters echoed
             if more:
                 slots.append(more)
                 declared.append(bool(_DECLARATION.search(turn)))

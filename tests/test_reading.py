@@ -4,6 +4,7 @@ Each table holds inputs of one kind and what a careful human reads from them, wo
 hand. The graded real outputs themselves are checked in tests/test_audit.py.
 """
 
+import itertools
 import math
 
 import pytest
@@ -395,14 +396,28 @@ SLOW_ONCE = {
     "labels with no sentence end": lambda n: ("A:三个月B:五个月" * n)[:n],
     "verdict after each option": lambda n: ("A:三个月是错误的。\nB:五个月是正确的。\n" * n)[:n],
     "answer turns": lambda n: ("[正确答案]A<eoa>\n[正确答案]B<eoa>\n" * n)[:n],
+    # many different letter-list lines, each three times (the echo check searched the text per line)
+    "repeated letter lists": lambda n: "\n".join(line for line in LETTER_LISTS for _ in range(3))[:n],
+    "declarations on one line": lambda n: ("选D，" * n)[:n],
 }
 FOUR = {"A": "三个月", "B": "五个月", "C": "六个月", "D": "一年"}
+LETTER_LISTS = [p[0] + a + p[1] + b + p[2] + c + p[3] for p in itertools.permutations("ABCD")
+                for a, b, c in itertools.product(" ,、，和及与/;；&+", repeat=3)]   # 41,472 different lines
 
 
 def _read_everything(text):
     read_choices(text, FOUR, "下列说法正确的是?")
     qa.read_judgement(text, ("是", "否", "未知"), qa.READING_JUDGE_ALIASES, qa.READING_JUDGE_SHORT)
     classification.judge(text, "谣言", get_task("rumor"))
+
+
+@pytest.mark.parametrize("name", ["repeated letter lists", "declarations on one line"])
+def test_choice_reader_stays_linear_at_larger_sizes(name):
+    """These two were quadratic with a small constant (1.8 s at 23,000 characters, 30 s at 92,000):
+    measured at 20,000 vs 80,000 characters, where a quadratic term shows."""
+    from growth import BOUND, growth_ratio
+
+    assert growth_ratio(lambda text: read_choices(text + "\n答案：D", FOUR), SLOW_ONCE[name], 20_000) < BOUND
 
 
 @pytest.mark.parametrize("name", list(SLOW_ONCE))
@@ -432,6 +447,37 @@ def test_readers_stay_linear_on_inputs_that_were_quadratic(name):
 ])
 def test_breaker_findings(output, expected):
     assert letters(output, FOUR) == expected
+
+
+CRIME = {"A": "盗窃罪", "B": "诈骗罪", "C": "抢劫罪", "D": "侵占罪"}
+CRIME_Q = "甲将代为保管的乙的手表据为己有，拒不退还，甲的行为构成何罪？"
+CONTRACT = {"A": "限制民事行为能力人订立的纯获利益的合同有效", "B": "无权代理订立的合同一律无效",
+            "C": "恶意串通损害他人利益的合同无效", "D": "违反强制性规定的合同并非一律无效"}
+CONTRACT_WRONG, CONTRACT_RIGHT = "下列关于合同效力的说法，错误的是？", "下列关于合同效力的说法，正确的是？"
+CONTRACT_LIST = "\n".join(f"{k}:{v}" for k, v in CONTRACT.items())
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # found by breaking the reader on purpose, second round (false credit or a wrong answer before)
+    ("A:盗窃罪？\nB:诈骗罪？\nC:抢劫罪？", CRIME, CRIME_Q, None),             # options asked about in turn
+    ("正确答案：D\n\n乙冒充警察骗取丙的财物，乙的行为构成（ ）\nA:盗窃罪\nB:诈骗罪\n正确答案：B", CRIME, CRIME_Q, "D"),
+    ("正确答案：D\n\n乙的行为构成何罪？\n(A) 盗窃罪 (B) 诈骗罪 (C) 抢劫罪\n正确答案：B", CRIME, CRIME_Q, "D"),
+    ("正确答案：D\n\n乙的行为构成何罪？\nA) 盗窃罪\nB) 诈骗罪\n正确答案：B", CRIME, CRIME_Q, "D"),
+    ("正确答案：C\n\n下列关于合同效力的说法，错误的是？\n" + CONTRACT_LIST + "\n正确答案：B",   # the mirror question
+     CONTRACT, CONTRACT_RIGHT, "C"),
+    ("我们需要判断哪些说法是错误的：\n" + CONTRACT_LIST + "\n下面逐一分析。", CONTRACT, CONTRACT_WRONG, None),
+    ("请问以下哪个说法是错误的：\n" + CONTRACT_LIST, CONTRACT, CONTRACT_WRONG, None),
+    ("下列关于合同效力的说法是错误的：\n" + CONTRACT_LIST, CONTRACT, CONTRACT_WRONG, None),   # the question restated
+    ("A:盗窃罪是错误的。", CRIME, CRIME_Q, None),                             # judged, not chosen
+    ("A:" + CONTRACT["A"] + "是正确的。", CONTRACT, CONTRACT_WRONG, None),
+    ("[正确答案]D<eoa>A,B,C,D<eoa>", CRIME, CRIME_Q, "D"),                      # the prompt's letters echoed
+    ("[正确答案]B<eoa>A、B、C、D<eoa>", CRIME, CRIME_Q, "B"),
+    ("错误选项：B：无权代理订立的合同一律无效\n故选B。", CONTRACT, CONTRACT_WRONG, "B"),
+    ("甲不构成A:盗窃罪。", CRIME, CRIME_Q, None),                              # negated before the label
+    ("答案：B", CRIME, "\ud800", "B"),                                          # a broken question never raises
+])
+def test_breaker_findings_second_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
 
 
 @pytest.mark.parametrize("output, task, gold, expected", [
