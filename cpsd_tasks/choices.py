@@ -615,12 +615,12 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         return judged
     if not option_list:
         # an option whose own text is followed by a verdict was judged (by _verdicts above), not chosen
-        judged = _text_verdicts(text, ctx)
+        judged = functools.cache(lambda: set(_text_verdicts(text, ctx)))
         lead = _LEADING.match(answer) or _LOWER_LEADING.match(answer)
         rest = answer[lead.end():].split("\n", 1)[0] if lead else ""
         if lead and rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest):
             lead = None                      # "A. 1. 2. 3. …": a label followed by numbering
-        if lead and (letters := _letters(lead.group("list"), ctx.valid)) and not letters & set(judged):
+        if lead and (letters := _letters(lead.group("list"), ctx.valid)) and not letters & judged():
             return letters
         inline = [m for m in _INLINE_LABEL.finditer(text) if m.group("letter") in ctx.valid]
         if len({m.group("letter") for m in inline}) == 1 and len(labels) == 1:
@@ -632,7 +632,7 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             prose = bool(re.match(r"[A-Za-z0-9,\s]", before.replace("\n", ""))) and text[label.start()] not in "[(（【"
             negated = bool(_NEGATED_CONTENT.search(_plain(text[max(0, label.start() - 6):label.start()])))
             if (not target or stated.startswith(target[:8])) and not prose and not negated \
-                    and letter not in judged:
+                    and letter not in judged():
                 return frozenset({letter})     # "…情形的?D:案件事实基本查清…": a label with its option text
     lines = text.splitlines()
     for number in range(len(lines) - 1, -1, -1):
