@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Optional, Sequence
 
 from cpsd_tasks.generation import adapters
-from cpsd_tasks.generation.tokens import BLEU_ORDER, _reference_tokens, clean, text_tokens
+from cpsd_tasks.generation.tokens import BLEU_ORDER, _reference_tokens, clean, rouge_side, text_tokens
 
 #: Per-sample text metrics, in the order :func:`text_scores` returns them.
 TEXT_METRICS: tuple[str, ...] = ("bleu_char", "bleu_word", "rouge1_char", "rougeL_char",
@@ -45,19 +45,19 @@ def rouge_f(hyp_tokens: Sequence[str], ref_tokens: Sequence[str]) -> tuple[float
         ``(rouge1_f, rougeL_f)``, each in [0, 1); ``(0.0, 0.0)`` when either side has no token
         (rouge-chinese would raise ``ValueError: Hypothesis is empty.``).
     """
+    return rouge_f_prepared(rouge_side(hyp_tokens), rouge_side(ref_tokens))
+
+
+def rouge_f_prepared(hyp: tuple[tuple[str, ...], tuple[str, ...]],
+                     ref: tuple[tuple[str, ...], tuple[str, ...]]) -> tuple[float, float]:
+    """:func:`rouge_f` of two :func:`rouge_side` results (same values, bit for bit)."""
     from rapidfuzz.distance import LCSseq
 
-    if not hyp_tokens or not ref_tokens:
+    (hyp_sentences, hyp_words), (ref_sentences, ref_words) = hyp, ref
+    if not hyp_sentences or not ref_sentences:
         return 0.0, 0.0
-    # Exactly Rouge._get_scores' preprocessing of each side.
-    hyp = adapters.rouge_sentences(hyp_tokens)
-    ref = adapters.rouge_sentences(ref_tokens)
-    if not hyp or not ref:
-        return 0.0, 0.0
-    r1 = adapters.rouge1_f(hyp, ref)
+    r1 = adapters.rouge1_f(list(hyp_sentences), list(ref_sentences))
     # rouge_l_summary_level: LCS of the flattened word lists, P = lcs/len(hyp), R = lcs/len(ref).
-    hyp_words = adapters.rouge_words(hyp)
-    ref_words = adapters.rouge_words(ref)
     lcs = LCSseq.similarity(ref_words, hyp_words)
     rl = adapters.rouge_f_from_counts(len(hyp_words), len(ref_words), lcs)
     return float(r1), float(rl)
@@ -123,8 +123,8 @@ def text_scores(hypothesis: Optional[str], reference: Optional[str]) -> dict[str
     if not hyp or not ref:
         return {name: 0.0 for name in TEXT_METRICS}
     h, r = text_tokens(hyp), _reference_tokens(ref)
-    r1c, rlc = rouge_f(h.chars, r.chars)
-    r1w, rlw = rouge_f(h.words, r.words)
+    r1c, rlc = rouge_f_prepared(h.rouge_chars, r.rouge_chars)
+    r1w, rlw = rouge_f_prepared(h.rouge_words, r.rouge_words)
     return {
         "bleu_char": bleu_from_counts(h.zh_ngrams, r.zh_ngrams),
         "bleu_word": bleu_from_counts(h.word_ngrams, r.word_ngrams),

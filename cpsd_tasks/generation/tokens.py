@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
+from cpsd_tasks.generation import adapters
 from cpsd_tasks.text import answer_text
 
 
@@ -173,6 +174,18 @@ def ngram_counts(tokens: Sequence[str]) -> tuple[tuple[Counter, ...], int]:
     return tuple(Counter(zip(*(tokens[i:] for i in range(n)))) for n in range(1, BLEU_ORDER + 1)), len(tokens)
 
 
+def rouge_side(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """One side of a ROUGE pair prepared once: ``(sentences, words)`` — exactly
+    ``Rouge._get_scores``' preprocessing (:func:`~cpsd_tasks.generation.adapters.rouge_sentences`)
+    and the words ROUGE-L's LCS runs on (:func:`~cpsd_tasks.generation.adapters.rouge_words`);
+    ``((), ())`` for no token. A reference's side is kept with its cached tokens
+    (:class:`~cpsd_tasks.generation.tokens.TextTokens`), so it is prepared once per reference."""
+    if not tokens:
+        return (), ()
+    sentences = adapters.rouge_sentences(tokens)
+    return tuple(sentences), (tuple(adapters.rouge_words(sentences)) if sentences else ())
+
+
 @dataclass(frozen=True)
 class TextTokens:
     """Every tokenisation of one cleaned text that the text metrics use, each made once.
@@ -182,19 +195,23 @@ class TextTokens:
         words: jieba words (``rouge*_word``; their n-grams give ``bleu_word``).
         zh_ngrams: :func:`ngram_counts` of sacrebleu's ``zh`` tokens (``bleu_char``).
         word_ngrams: :func:`ngram_counts` of ``words`` (``bleu_word``).
+        rouge_chars, rouge_words: :func:`rouge_side` of ``chars`` and of ``words``.
     """
 
     chars: tuple[str, ...]
     words: tuple[str, ...]
     zh_ngrams: tuple[tuple[Counter, ...], int]
     word_ngrams: tuple[tuple[Counter, ...], int]
+    rouge_chars: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    rouge_words: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
 
 def text_tokens(text: str) -> TextTokens:
     """:class:`TextTokens` of a cleaned text: jieba once, sacrebleu's ``zh`` once."""
     words = tuple(word_tokens(text))
-    return TextTokens(tuple(char_tokens(text)), words, ngram_counts(zh_tokenize(text).split()),
-                      ngram_counts(words))
+    chars = tuple(char_tokens(text))
+    return TextTokens(chars, words, ngram_counts(zh_tokenize(text).split()), ngram_counts(words),
+                      rouge_side(chars), rouge_side(words))
 
 
 #: References are tokenised through this cache (a reference recurs: repeats, re-scoring, the
