@@ -40,14 +40,21 @@ def _ner_json(k: int) -> str:
     return json.dumps([{"type": "人名", "text": f"张某{i}"} for i in range(k)], ensure_ascii=False)
 
 
-def _long_pair(n: int = 5000) -> tuple[str, str]:
-    from cpsd_tasks.baseline.rules_tg import sentences
-    from cpsd_tasks.data import load_task_docs
+def long_pair(n: int = 5000) -> tuple[str, str]:
+    """Two different ``n``-character texts made of the embedded demo set's generation sentences
+    (inputs and references), shuffled with a fixed seed: real Chinese prose for the 5,000-character
+    text-metric budget here and for the growth test in tests/test_generation.py.
 
+    Returns:
+        ``(text_a, text_b)``, each exactly ``n`` characters.
+    """
     import random
 
-    pool = [s for t in ("case_summary", "case_report", "legal_analysis") for d in load_task_docs(t)["test"]
-            for s in sentences(d["input"] + d["reference"])]
+    from cpsd_tasks.baseline.rules_tg import sentences
+    from cpsd_tasks.data import DEMO_DIR, load_task_docs
+
+    pool = [s for t in ("case_summary", "case_report", "legal_analysis")
+            for d in load_task_docs(t, str(DEMO_DIR))["test"] for s in sentences(d["input"] + d["reference"])]
     rng = random.Random(0)
     out = []
     for _ in range(2):
@@ -86,7 +93,7 @@ def cases() -> list[Case]:
              lambda: "这是一段很长的说明文字。" * 900 + _ner_json(600)[:-1] + ',{"type"', 2.5),
         Case("<think> ×15,000 unclosed: strip_think + normalize", lambda t: (strip_think(t), normalize(t + "x")),
              lambda: "<think>" * 15000, 1.0),
-        Case("text_scores, 5,000-character pair", lambda pair: generation.text_scores(*pair), _long_pair, 2.0),
+        Case("text_scores, 5,000-character pair", lambda pair: generation.text_scores(*pair), long_pair, 2.0),
     ]
     abcd = {k: k for k in "ABCD"}
     for label, output in (("A B C D ×12,500", "A B C D " * 12500 + "x"), ("A选项B选项 ×20,000", "A选项B选项" * 20000 + "x"),

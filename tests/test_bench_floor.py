@@ -4,24 +4,11 @@ ratios and table rows (the CLI runs are stubbed here; the real ones take a few m
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("cpsd_bench_floor", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cpsd_bench_floor"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_floor_yaml_is_one_generate_until_exact_match_task(bench, tmp_path):

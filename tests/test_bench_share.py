@@ -4,26 +4,14 @@ medians over runs and their table rows. Hand-worked inputs; no time is asserted.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 MIB = 2 ** 20
-
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("cpsd_bench_share", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cpsd_bench_share"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def probe(pr_cpu: float, agg_cpu: float, calls: int, pr_wall: float = 0.0, agg_wall: float = 0.0,

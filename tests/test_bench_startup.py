@@ -4,22 +4,8 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("cpsd_bench", ROOT / "scripts" / "bench.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cpsd_bench"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_startup_pairs_interleaved_and_summarised(bench, monkeypatch):

@@ -20,7 +20,7 @@ from cpsd_tasks.baseline import answer, identify
 from cpsd_tasks.baseline.rules_tg import LEAD_CHARS, lead, sentences
 from cpsd_tasks.options import set_task_options
 
-from conftest import ROOT, run_cpsd_eval
+from conftest import ROOT, load_script, run_cpsd_eval
 
 TASKS = ("case_summary", "case_report", "legal_analysis")
 DEMO = ROOT / "cpsd_tasks" / "demo"
@@ -161,17 +161,9 @@ def test_think_block_is_not_scored():
 
 
 def _long_pair(n: int = 5000) -> tuple[str, str]:
-    """Two different n-character texts made of shuffled demo sentences (real Chinese)."""
-    pool = [s for t in TASKS for d in demo_docs(t) for s in sentences(d["input"] + d["reference"])]
-    rng = random.Random(0)
-    out = []
-    for _ in range(2):
-        rng.shuffle(pool)
-        text = ""
-        while len(text) < n:
-            text += "".join(pool)
-        out.append(text[:n])
-    return out[0], out[1]
+    """Two different n-character texts of shuffled demo sentences (``scripts/adversarial.py``'s, which
+    times the same pair against its budget)."""
+    return load_script("adversarial").long_pair(n)
 
 
 def test_five_thousand_character_pair_is_linear_and_small():
