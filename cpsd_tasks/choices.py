@@ -328,12 +328,10 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         return None
     if len(found) >= 2 and all(after_copy) and len(set(found)) >= 2:
         return _NO_ANSWER                    # each copy of the options with another answer: no answer
-    singles = [f for f in found if len(f) == 1]
-    if len(singles) == len(found) and len(set(found)) >= 3:
-        if len(found) > 2 * len(ctx.valid) and numbered * 2 > len(found):
-            return _NO_ANSWER                # "1. 答案：A 2. 答案：B … 80. 答案：…": an answer key
-        return frozenset().union(*found)     # a template filled for every option: all of them
-    return found[-1]
+    if (all(len(f) == 1 for f in found) and len(set(found)) >= 3
+            and len(found) > 2 * len(ctx.valid) and numbered * 2 > len(found)):
+        return _NO_ANSWER                    # "1. 答案：A 2. 答案：B … 80. 答案：…": an answer key
+    return _combine(found, declared=True)    # a template filled for every option, or the last one
 
 
 _ITEM_END = re.compile(r"[;；\n]")
@@ -493,7 +491,9 @@ def _header_verdicts(text: str, ctx: _Context) -> dict[str, bool]:
     return found
 
 
-def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> Optional[frozenset[str]]:
+    """The options the turn's verdicts choose (rule d; ``text_verdicts``: :func:`_text_verdicts` of
+    ``text``, computed once by the caller, which also uses it)."""
     verdict: dict[str, bool] = {}
     for match in _CONCLUDED.finditer(text):
         if match.group("letter") not in ctx.valid:
@@ -513,7 +513,7 @@ def _verdicts(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             continue                         # "…\nB:对" cut off by the length limit: a label, no verdict
         for letter in _letters(listed.group(0), ctx.valid):
             verdict[letter] = match.group("pos") is not None
-    line_verdicts: dict[str, set[bool]] = _text_verdicts(text, ctx)
+    line_verdicts: dict[str, set[bool]] = {letter: set(values) for letter, values in text_verdicts.items()}
     for match in _ENGLISH_VERDICT.finditer(text):
         line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
     for match in _LINE_VERDICT.finditer(text):
@@ -610,17 +610,17 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     first_line = _first_line_answer(text, ctx)
     if first_line:
         return first_line
-    judged = _verdicts(text, ctx)
-    if judged:
-        return judged
+    text_verdicts = _text_verdicts(text, ctx)
+    chosen = _verdicts(text, ctx, text_verdicts)
+    if chosen:
+        return chosen
     if not option_list:
-        # an option whose own text is followed by a verdict was judged (by _verdicts above), not chosen
-        judged = functools.cache(lambda: set(_text_verdicts(text, ctx)))
+        judged = set(text_verdicts)          # an option followed by a verdict was judged, not chosen
         lead = _LEADING.match(answer) or _LOWER_LEADING.match(answer)
         rest = answer[lead.end():].split("\n", 1)[0] if lead else ""
         if lead and rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest):
             lead = None                      # "A. 1. 2. 3. …": a label followed by numbering
-        if lead and (letters := _letters(lead.group("list"), ctx.valid)) and not letters & judged():
+        if lead and (letters := _letters(lead.group("list"), ctx.valid)) and not letters & judged:
             return letters
         inline = [m for m in _INLINE_LABEL.finditer(text) if m.group("letter") in ctx.valid]
         if len({m.group("letter") for m in inline}) == 1 and len(labels) == 1:
@@ -632,7 +632,7 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             prose = bool(re.match(r"[A-Za-z0-9,\s]", before.replace("\n", ""))) and text[label.start()] not in "[(（【"
             negated = bool(_NEGATED_CONTENT.search(_plain(text[max(0, label.start() - 6):label.start()])))
             if (not target or stated.startswith(target[:8])) and not prose and not negated \
-                    and letter not in judged():
+                    and letter not in judged:
                 return frozenset({letter})     # "…情形的?D:案件事实基本查清…": a label with its option text
     lines = text.splitlines()
     for number in range(len(lines) - 1, -1, -1):
@@ -806,11 +806,12 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
             if not _is_bare(turn):
                 break
             more = _read_turn(turn, ctx)
-            if more and len(more) >= 3 and not _DECLARATION.search(turn):
-                continue                     # "[正确答案]D<eoa>A,B,C,D<eoa>": the prompt's letters echoed
             if more:
+                says = bool(_DECLARATION.search(turn))
+                if len(more) >= 3 and not says:
+                    continue                 # "[正确答案]D<eoa>A,B,C,D<eoa>": the prompt's letters echoed
                 slots.append(more)
-                declared.append(bool(_DECLARATION.search(turn)))
+                declared.append(says)
             continue
         # A new question or an echo of the instructions, anywhere but as the output's first words,
         # starts another exchange: what follows it is not this question's answer.
