@@ -117,7 +117,10 @@ class ReadingScore:
     Attributes:
         n: graded items; right: readings equal to the graded letters (``NONE`` = nothing read);
         false_credit: letters read where the graders found no answer; missed: nothing read where
-        they found one; wrong_letters: a different letter set read where they found one.
+        they found one; wrong_letters: a different letter set read where they found one;
+        credit_differs: items whose score (read = the gold letter) differs from the score of the
+        graded reading — the reading errors that change acc_single (an answer of several letters,
+        or none, scores 0 either way).
     """
 
     n: int = 0
@@ -125,11 +128,15 @@ class ReadingScore:
     false_credit: int = 0
     missed: int = 0
     wrong_letters: int = 0
+    credit_differs: int = 0
 
-    def add(self, read: Optional[str], graded: str) -> None:
-        """Count one item: ``read`` letters or ``None``; ``graded`` letters or ``"NONE"``."""
+    def add(self, read: Optional[str], graded: str, gold: Optional[str] = None) -> None:
+        """Count one item: ``read`` letters or ``None``; ``graded`` letters or ``"NONE"``;
+        ``gold`` the item's correct letter, if known (for :attr:`credit_differs`)."""
         read = read or "NONE"
         self.n += 1
+        if gold is not None and (read == gold) != (graded == gold):
+            self.credit_differs += 1
         if read == graded:
             self.right += 1
         elif graded == "NONE":
@@ -164,9 +171,10 @@ def score_graded(corpus: Corpus, graded: Sequence[dict]) -> dict[str, dict[str, 
             continue
         plugin = plugin_reading(corpus, row["model"], row["id"])
         rule = lawbench_rule(corpus.outputs[row["model"]].get(row["id"]))
+        gold = corpus.questions[row["id"]]["answer"]
         for name in (row["set"], "all"):
-            out[name]["plugin"].add(plugin, row["answer"])
-            out[name]["lawbench"].add(rule, row["answer"])
+            out[name]["plugin"].add(plugin, row["answer"], gold)
+            out[name]["lawbench"].add(rule, row["answer"], gold)
     return dict(out)
 
 
@@ -295,13 +303,16 @@ def _explain(row: dict, subset: str) -> str:
 def render(graded: dict[str, dict[str, ReadingScore]], rows: list[dict], seconds: float) -> str:
     """The audit report as Markdown (graded-set table, model table, timing)."""
     lines = ["## Reading against the human-graded set", "",
-             "| set | items | reader | accuracy | false credit | missed | wrong letters |",
-             "|---|---:|---|---:|---:|---:|---:|"]
+             "| set | items | reader | accuracy | false credit | missed | wrong letters | score changed |",
+             "|---|---:|---|---:|---:|---:|---:|---:|"]
     for name in [*sorted(n for n in graded if n != "all"), "all"] if graded else []:
         for reader in ("plugin", "lawbench"):
             s = graded[name][reader]
             lines.append(f"| {name} | {s.n} | {reader} | {s.accuracy:.4f} | {s.false_credit} | "
-                         f"{s.missed} | {s.wrong_letters} |")
+                         f"{s.missed} | {s.wrong_letters} | {s.credit_differs} |")
+    if graded:
+        lines += ["", "*score changed*: items whose acc_single credit (the read letters equal the gold "
+                  "letter) differs from the credit of the graded reading."]
     lines += ["", f"## acc_single and rougeL_word, {len(rows)} model{'s' if len(rows) != 1 else ''}", "",
               "| model | 1-2 plugin | 1-2 LawBench rule | 1-2 published | 3-6 plugin | 3-6 LawBench rule | "
               "3-6 published | 2-7 rougeL_word | 2-7 published |",

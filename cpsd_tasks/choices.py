@@ -97,7 +97,7 @@ _HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终
           r"应当选|应该选|应选|故选|所以选|因此选|因而选|我选|选择|选出|选|更正为|更正|改为|"
           r"应该是|应当是|应该为|应是|应为|而是|"
           r"(?i:(?:the\s+)?(?:correct\s+|final\s+|right\s+)?(?:answer|option|choice)"
-          r"(?:\s+to\s+(?:the|this)\s+question)?\s+(?:is|would be|should be)|answer))")
+          r"(?:\s+to\s+(?:the|this|your|my)\s+question)?\s+(?:is|would be|should be)|answer))")
 _TAIL = r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*)?"
 # (The leading lookaheads only make the scan fast: a position whose first character can start no
 # match is skipped at once.)
@@ -195,6 +195,8 @@ def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
 
 # An option labelled wrong with its text ("错误说法: B: <option B>"), as a list of labelled options
 # does; "错误说法是D" (an answer to "…哪一说法是错误的") is not one.
+# The polarity a weak declaration's head states ("错误的说法是", "正确的是").
+_DECLARED_POLARITY = re.compile(r"(?:(?P<neg>错误|不正确|不对|错)|(?<!不)(?:正确|对))(?:的)?(?:说法|表述|选项|答案)?(?:的)?(?:是|为|有)$")
 _WRONG_LABEL = re.compile(r"(?:错误说法|错误答案|错误选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
 _RIGHT_LABEL = re.compile(r"(?:正确答案|正确说法|正确选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
 _BLANKS = re.compile(r"[^\S\n]+")
@@ -227,6 +229,7 @@ class _Context:
     negative_question: bool
     targets: Mapping[str, str]          # each option's text, normalised and without punctuation
     stem: str = ""                      # the question, folded and without punctuation ("" unknown)
+    blank: tuple[str, str] = ("", "")   # the stem's words right before and after its blank "（ ）"
 
     @property
     def stem_tail(self) -> str:
@@ -250,7 +253,7 @@ def _labels(text: str) -> set[str]:
 _PLAIN_DROP = re.compile(r"[\s,，。.;；:：、\"“”'‘’!！?？()（）\[\]【】]")
 # Words that make the option text after them the model's conclusion ("因此，…", "故应向…", "指的是…").
 _NEGATED_CONTENT = re.compile(r"(?:不构成|不是|不属于|并非|不能|不应|不得|不会|没有|无需|不|非)$")
-_CONCLUSION = re.compile(r"因此|所以|故|综上|可见|答案|应选|选择|指的是|的是|应当是|应是|应为")
+_CONCLUSION = re.compile(r"^答(?!案)|因此|所以|故|综上|可见|答案|应选|选择|指的是|的是|应当是|应是|应为")
 
 
 def _plain(text: str) -> str:
@@ -271,6 +274,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     declarations are garbage (a mapping, an answer key, another answer on each copy)."""
     found: list[frozenset[str]] = []
     after_copy: list[bool] = []              # the options were copied again since the last one
+    polarity: list[Optional[bool]] = []      # "正确的说法是：B" True, "错误的说法是：A" False, else None
     in_label_lines: list[tuple[str, frozenset[str]]] = []
     previous = 0
     numbered = 0                             # declarations on numbered lines ("17. 答案：A")
@@ -292,8 +296,12 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         if not letters:
             continue
         if ("colon_list" in match.re.groupindex and match.group("colon_list") is not None
-                and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])):
+                and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
+                and not (_DECLARED_POLARITY.search(text, max(0, start - 8), start + 1)
+                         and not re.search(r"下列|以下|哪", text[max(0, start - 16):start])
+                         and _plain(text[max(0, start - 8):start]) not in ctx.stem)):
             continue                         # "…下列说法正确的是:A:…": the options copied, from the first
+            # (not "错误的说法是：A:…" stated by the model itself)
         if option_list and _opens_list(text, end):
             continue                         # "[正确答案]A:三个月;B:五个月…": a copied option list
         if (not strong and ctx.stem_tail and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
@@ -311,6 +319,8 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue                         # "可能是A也可能是B", "是否为B": a hedge
         found.append(letters)
         after_copy.append(len(_labels(text[previous:start])) >= 2)
+        said = _DECLARED_POLARITY.search(text, max(0, start - 8), start + 1) if not strong else None
+        polarity.append(None if said is None else said.group("neg") is None)
         numbered += bool(_NUMBERED_LINE.match(text, line_start, start))
         previous = end
     if found and _WRONG_LABEL.search(text):
@@ -326,6 +336,10 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         return None                          # "A. 正确答案：B\nB. 正确答案：C…": a mapping, no declaration
     if not found:
         return None
+    if {True, False} <= set(polarity):       # "错误的说法是：A … 正确的说法是：B": the one asked for
+        keep = [said is None or said != ctx.negative_question for said in polarity]
+        found = [letters for letters, kept in zip(found, keep) if kept]
+        after_copy = [copied for copied, kept in zip(after_copy, keep) if kept]
     if len(found) >= 2 and all(after_copy) and len(set(found)) >= 2:
         return _NO_ANSWER                    # each copy of the options with another answer: no answer
     if (all(len(f) == 1 for f in found) and len(set(found)) >= 3
@@ -432,6 +446,8 @@ _TEXT_VERDICT = re.compile(r"(?:的说法|说法|的表述|表述)?(?:都|均|�
 # "因此，下列说法是错误的：\nB: …" (an assertion, "…是错误的："; "下列说法错误的是：" is the question's form).
 _VERDICT_HEADER = re.compile(r"(?m)^[^\n]{0,30}?(?:说法|表述|选项|观点|做法)(?:是|为)(?:(?P<pos>正确|符合(?:相关)?规定)|(?P<neg>错误|不正确|不符合(?:相关)?规定))的[ \t]*[:：][ \t]*$")
 _SENTENCE_END = re.compile(r"[。\n;；]")
+# A line that opens with a verdict on the option line above it ("正确答案: 正确。…", "错误。").
+_NEXT_VERDICT = re.compile(r"[ \t]*(?:(?:正确答案|答案|判断|结论)[ \t]*[:：][ \t]*)?(?P<verdict>[^。；;\n]{1,16})(?:[。；;\n]|$)")
 # A sentence that asks instead of stating ("…属于教唆犯？", "…是错误的吗").
 _ASKED_BACK = re.compile(r"[?？]|吗|呢")
 # A header that asks or sets the task ("请问以下哪个说法是错误的：", "我们需要判断…") asserts nothing.
@@ -458,9 +474,17 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         if _ASKED_BACK.search(sentence):
             continue                         # "A:<text>属于教唆犯？": asked, not stated
         stated = _plain(sentence)
-        if not stated.startswith(target) or len(stated) == len(target):
+        if not stated.startswith(target):
             continue
         rest = stated[len(target):]
+        if not rest and end is not None and text[end.start()] == "\n":
+            # the option's own line; its verdict opens the next ("A: <text>\n正确答案: 正确。")
+            verdict = _NEXT_VERDICT.match(text, end.end())
+            rest = _plain(verdict.group("verdict")) if verdict else ""
+            if predicate and len(rest) >= 3 and predicate.endswith(rest):
+                rest = predicate
+        if not rest:
+            continue
         judged = _TEXT_VERDICT.fullmatch(rest)
         if judged:
             found.setdefault(letter, set()).add(judged.group("pos") is not None)
@@ -535,22 +559,135 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
     return chosen or None
 
 
-def _by_content(text: str, ctx: _Context, option_list: bool = False) -> Optional[frozenset[str]]:
-    """Rule f: the option whose own text the answer states (module docstring)."""
+# The first sentence of a turn, after a numbering ("1、…") and up to the first sentence end.
+_OPENING = re.compile(r"\s*(?:(?:\d{1,2}|[一二三四])[ \t]*[、.．)）][ \t]*)?(?P<sentence>[^。！？!?；;\n]+)")
+# Words that state what follows them as the conclusion ("…的行为构成挪用资金罪、金融凭证诈骗罪").
+_STATED_BY = ("构成了", "构成", "成立", "属于", "应当是", "应是", "应为", "是", "为")
+_BLANK = re.compile(r"[(（][ \t\u3000]*[)）]|_{2,}")
+_JOINERS = ("以及", "或者", "和", "及", "与", "或", "并")
+_QUESTION_WORD = re.compile(r"多少|几|什么|哪|何")
+
+
+def _joined(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The options whose texts, one after another and maybe joined by 和/及/与/或 (punctuation is
+    already dropped), make up the whole of ``plain``, each text once; ``None`` when it is anything
+    else (a text repeated is a loop, not a statement). Options with one text count together.
+    Dynamic programming from the end (no recursion; O(len × options))."""
+    if not plain:
+        return None
+    by_length = sorted(set(ctx.targets.values()), key=len, reverse=True)
+    keys = {target: frozenset(key for key, text in ctx.targets.items() if text == target) for target in by_length}
+    tail: list[Optional[frozenset[str]]] = [None] * len(plain) + [frozenset()]
+    pieces = [0] * (len(plain) + 1)          # how many texts make up the rest from each position
+    for at in range(len(plain) - 1, -1, -1):
+        for target in by_length:             # the longest text that fits ("金融凭证诈骗罪", not "诈骗罪")
+            if not plain.startswith(target, at):
+                continue
+            after = at + len(target)
+            joiner = next((j for j in _JOINERS if plain.startswith(j, after) and tail[after + len(j)]), "")
+            found = tail[after + len(joiner)]
+            if found is not None:
+                tail[at] = found | keys[target]
+                pieces[at] = pieces[after + len(joiner)] + 1
+                break
+    if tail[0] is None or pieces[0] > len({ctx.targets[key] for key in tail[0]}):
+        return None
+    return tail[0] or None
+
+
+def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The question's sentence written out with an option's text in its blank ("纳税人…经县级以上
+    地方税务局批准，可以…" for "…经()批准，可以…"): that option (rule f)."""
+    before, after = ctx.blank
+    if len(before) < 2 or len(after) < 2:
+        return None
+    plain = _plain(text)
+    start = plain.find(before)
+    while start >= 0:
+        end = plain.find(after, start + len(before), start + len(before) + 200)
+        if end >= 0:
+            return _joined(plain[start + len(before):end], ctx)
+        start = plain.find(before, start + 1)
+    return None
+
+
+def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The turn opens with a statement of an option's text (rule f; a grader reads it as the answer):
+    the sentence is the text ("甲公司应支付该款项。根据…"), it states options' texts after 构成/属于/
+    是 ("…的行为构成挪用资金罪、金融凭证诈骗罪。") or after the question's own words ("女儿应向张某偿还
+    50万元" for "女儿应向张某偿还多少钱?"), or it calls them right ("<text>是正确的", or wrong when the
+    question asks for the wrong one). Not when two options' texts each stand as a sentence (a copy),
+    nor when the rest of the turn states another option's text (a later conclusion may differ)."""
+    opening = _OPENING.match(text)
+    if opening is None:
+        return None
+    plain = _plain(opening.group("sentence"))
+    if len(plain) < 2 or plain.isdigit():
+        return None                          # ("①④②③④…": digits, not a statement)
+    if opening.group(0).lstrip()[:1].isdigit() and re.search(r"(?m)^[ \t]*2[ \t]*[、.．)）]", text):
+        return None                          # "1. <text>\n2. <text>…": a numbered list, not a statement
+    sentences = {_plain(piece.group("sentence")) for piece in _OPENING.finditer(text)}
+    if sum(1 for target in set(ctx.targets.values()) if target in sentences) >= 2:
+        return None                          # the options' texts copied, one a line
+    chosen = _stated(plain, ctx)
+    if chosen:
+        rest = _plain(text[opening.end():])
+        for key in chosen:
+            rest = rest.replace(ctx.targets[key], "\0")
+        if any(target in rest for key, target in ctx.targets.items() if key not in chosen):
+            return None                      # "…属于紧急避险行为… 因此构成了重大责任事故罪": which one?
+    return chosen
+
+
+def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The options an opening sentence (``plain``: without punctuation) states (:func:`_opening`)."""
+    whole = _joined(plain, ctx)
+    if whole is not None:
+        return whole
+    stated = [at for target in ctx.targets.values() if (at := plain.find(target)) >= 0]
+    if stated:                               # the earliest option text stated, and what comes after it
+        at = min(stated)
+        head = plain[:at]
+        joined = _joined(plain[at:], ctx)
+        if joined is not None and head and not _NEGATED_CONTENT.search(head.removesuffix("了")):
+            asked = list(_QUESTION_WORD.finditer(ctx.stem[-40:]))
+            before = ctx.stem[-40:][:asked[-1].start()] if asked else ""
+            if head.endswith(_STATED_BY) or (len(head) >= 4 and head[-4:] in before):
+                return joined
+        if at == 0:
+            judged = re.match(r"(?P<joined>.+?)(?P<verdict>(?:的说法|说法|的表述|表述)?(?:都|均|也)?是?(?:正确|对|错误|不正确|错)的?)$", plain)
+            if judged and (options := _joined(judged.group("joined"), ctx)):
+                verdict = _TEXT_VERDICT.fullmatch(judged.group("verdict"))
+                if verdict and (verdict.group("pos") is not None) != ctx.negative_question:
+                    return options
+    return None
+
+
+def _by_content(text: str, ctx: _Context, option_list: bool = False,
+                labelled: bool = False) -> Optional[frozenset[str]]:
+    """Rule f: the option whose own text the answer states (module docstring). ``option_list``: the
+    turn copies the options (labels, or three options' texts); ``labelled``: with labels."""
     targets = ctx.targets
     answer = _plain(strip_edges(text))
     for key, target in targets.items():
         if target == answer:
             return frozenset({key})
+    if not labelled and any(target in answer for target in targets.values()) and (
+            opened := _opening(text, ctx) or _filled(text, ctx)):
+        return opened
     # Copied options ("A:外国人", "…的是A:法与宗教…") are not statements: drop each label with its text.
     prose = _plain(text)
     for key, target in targets.items():
         prose = prose.replace(key + target, "\0")
+    if ctx.stem and len(ctx.stem) >= 8:
+        prose = prose.replace(ctx.stem, "\0")     # the question copied is not a statement either
     if re.fullmatch(r"[\d\0]*", prose):
         return None
     present = {key: target for key, target in targets.items() if target in prose}
     for key, target in present.items():
-        rest = re.sub(r"[\d\0]", "", prose.replace(target, ""))
+        if target.isdigit():
+            continue                         # "①④" (NFKC: "14"): digits, which numbering also leaves
+        rest = re.sub(r"[\d\0\ufffd]", "", prose.replace(target, ""))
         if not rest or target.startswith(rest):
             return frozenset({key})          # nothing but this option's text, repeated (maybe cut off)
     if not present:
@@ -583,9 +720,20 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if not text.strip():
         return None
     labels = _labels(text)
-    echoed = any(len(_letters(listed.group(0), ctx.valid)) >= 3
-                 for line, count in Counter(text.splitlines()).items()
-                 if len(line) <= 40 and count >= 3 and (listed := _LIST_RE.fullmatch(strip_edges(line))))
+    # Lines that open with a list of three or more letters ("A,B,C,D", "A、B、C、D （B）"): the same
+    # list opening three lines, or lists that run past the options ("A,B,C,D,E", "…,F"), are the
+    # prompt's letter list echoed or the alphabet recited, not an answer.
+    opened: Counter = Counter()
+    beyond = 0
+    for line in text.splitlines():
+        line = strip_edges(line)
+        listed = _LIST_RE.match(line) if len(line) <= 80 else None
+        if (listed and len(_letters(listed.group(0), ctx.valid)) >= 3
+                and re.match(r"\s|$|[(（]", line[listed.end():])):     # (not "A,B,C,D四个选项中，只有A…")
+            named = re.findall(r"[A-Z]", listed.group(0))
+            opened["".join(named[:len(ctx.valid)])] += 1      # ("A、B、C、D （B）": its first letters)
+            beyond += bool(set(named) - ctx.valid)
+    echoed = any(count >= 3 for count in opened.values()) or beyond >= 2
     if echoed and not _DECLARATION.search(text):   # (searched once: linear)
         return None                          # "A,B,C,D" again and again: the prompt's letter list echoed
     lone = set(_LONE_LETTER.findall(text))
@@ -646,7 +794,7 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             if option_list and number == len(lines) - 1 and _next_label(lines[:number], ctx.valid) in letters:
                 continue                     # "…\nB:…\nC" : the next label of a copied list, cut off
             return letters
-    return _by_content(text, ctx, option_list)
+    return _by_content(text, ctx, option_list, labelled=len(labels) >= 2)
 
 
 def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
@@ -788,9 +936,12 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         return ChoiceReading(None, None)
     negative = bool(question) and bool(_NEGATIVE_QUESTION.search(question[-60:]))
     targets = {key: _target(value) for key, value in texts.items() if value}
+    folded = fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))
+    blank = _BLANK.search(folded)
     ctx = _Context(valid=valid, texts=texts, negative_question=negative,
                    targets={key: value for key, value in targets.items() if value},
-                   stem=_plain(fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))))
+                   stem=_plain(folded),
+                   blank=(_plain(folded[:blank.start()])[-6:], _plain(folded[blank.end():])[:6]) if blank else ("", ""))
     text = prepare(output)
     if not text.strip():
         return ChoiceReading(None, None)

@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 9))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,18 +48,34 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 2610
-    assert plugin.right >= 2568 and plugin.false_credit <= 3 and plugin.wrong_letters <= 4
-    assert rule.right < 1400                                            # LawBench's rule: 0.509
+    assert plugin.n == 2910
+    assert plugin.right >= 2870 and plugin.false_credit <= 4 and plugin.wrong_letters <= 5
+    assert plugin.credit_differs <= 7                                   # reading errors that change a score
+    assert rule.right < 1550 and rule.credit_differs >= 150            # LawBench's rule: 0.508, 174
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
-        assert scores[name]["plugin"].accuracy >= 0.975, name         # used to build the reader
+        assert scores[name]["plugin"].accuracy >= 0.98, name          # used to build the reader
         assert scores[name]["plugin"].false_credit == 0, name
     assert scores["heldout5"]["plugin"].accuracy >= 0.975               # one false credit left (p099)
     assert scores["heldout5"]["plugin"].false_credit <= 1
     # heldout7: the two false credits left are letter loops after an answer slot, which the graders
     # of earlier sets read as templates (all letters) and heldout7's third grader as garbage
-    assert scores["heldout7"]["plugin"].accuracy >= 0.965
+    assert scores["heldout7"]["plugin"].accuracy >= 0.98
     assert scores["heldout7"]["plugin"].false_credit <= 2
+    # heldout8 (first read, unseen: 0.957, 3 false credits): "A.A B.B C.C D.D" before copies of the
+    # prompt, read A (an earlier set's third grader read the same mapping as all four letters)
+    assert scores["heldout8"]["plugin"].accuracy >= 0.98
+    assert scores["heldout8"]["plugin"].false_credit <= 1
+
+
+def test_credit_differs_counts_the_reading_errors_that_change_a_score():
+    score = audit.ReadingScore()
+    score.add("B", "B", "B")            # right, credited both ways
+    score.add("AC", "NONE", "B")        # false credit, but no score changes (AC is not B)
+    score.add(None, "B", "B")           # missed the gold letter: the score changes
+    score.add("B", "NONE", "B")         # false credit of the gold letter: changes
+    score.add("D", "A", None)           # gold unknown: not counted
+    assert (score.n, score.right, score.false_credit, score.missed, score.wrong_letters) == (5, 1, 2, 1, 1)
+    assert score.credit_differs == 2
 
 
 @pytest.mark.e2e

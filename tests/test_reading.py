@@ -399,6 +399,8 @@ SLOW_ONCE = {
     # many different letter-list lines, each three times (the echo check searched the text per line)
     "repeated letter lists": lambda n: "\n".join(line for line in LETTER_LISTS for _ in range(3))[:n],
     "declarations on one line": lambda n: ("选D，" * n)[:n],
+    # an opening sentence made of option texts only (segmented by dynamic programming, no recursion)
+    "option texts in one sentence": lambda n: ("三个月五个月" * n)[:n],
 }
 FOUR = {"A": "三个月", "B": "五个月", "C": "六个月", "D": "一年"}
 LETTER_LISTS = [p[0] + a + p[1] + b + p[2] + c + p[3] for p in itertools.permutations("ABCD")
@@ -477,6 +479,57 @@ CONTRACT_LIST = "\n".join(f"{k}:{v}" for k, v in CONTRACT.items())
     ("答案：B", CRIME, "\ud800", "B"),                                          # a broken question never raises
 ])
 def test_breaker_findings_second_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
+
+
+DEBT = {"A": "20万元", "B": "40万元", "C": "49万元", "D": "50万元"}
+DEBT_Q = "遗产处理完毕后，张某通知刘某，徐某生前向其借款，本息累计70万元。女儿应向张某偿还多少钱?"
+TAX = {"A": "县级以上地方税务局", "B": "市级以上地方税务局", "C": "省级国家税务局", "D": "国家税务总局"}
+TAX_Q = "纳税人因有特殊困难，不能按期缴纳税款的，经()批准，可以延期缴纳税款，但最长不得超过3个月。"
+FRAUD = {"A": "挪用资金罪", "B": "用账外客户资金非法拆借、发放贷款罪", "C": "金融凭证诈骗罪", "D": "诈骗罪"}
+FRAUD_Q = "白某给张某开具了一张假存单，拒不归还存款。则白某的行为构成:"
+TWINS = {"A": "甲的观点①和乙的观点②", "B": "甲的观点③和乙的观点①", "C": "甲的观点②", "D": "甲的观点①和乙的观点②"}
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # The turn opens with an option's own text, as a statement (rule f; heldout sets 1-7).
+    ("甲公司应支付该款项。根据法律规定，甲公司应向丙公司支付货款。",
+     {"A": "甲公司应支付该款项", "B": "乙公司应支付该款项", "C": "甲公司和乙公司应共同支付该款项",
+      "D": "甲公司不应支付该款项"}, "下列表述正确的有:", "A"),
+    ("1、诈骗罪。根据刑法第266条……", CRIME, CRIME_Q, "B"),                  # after a numbering
+    ("女儿应向张某偿还50万元。", DEBT, DEBT_Q, "D"),                          # the question's own words
+    ("甲的行为构成了侵占罪。根据……", CRIME, CRIME_Q, "D"),                    # after 构成
+    ("白某的行为构成挪用资金罪、金融凭证诈骗罪。", FRAUD, FRAUD_Q, "AC"),      # two, the longer text first
+    ("甲的观点①和乙的观点②是正确的。", TWINS, "下列选项哪些是正确的?", "AD"),  # two options, one text
+    ("纳税人因有特殊困难，不能按期缴纳税款的，经县级以上地方税务局批准，可以延期缴纳税款。",
+     TAX, TAX_Q, "A"),                                                          # the blank filled in
+    # ...and where it is not an answer
+    ("甲的行为不构成侵占罪。", CRIME, CRIME_Q, None),                         # negated
+    ("甲的行为属于诈骗罪。但是……因此构成了抢劫罪。", CRIME, CRIME_Q, None),   # a later, other conclusion
+    ("盗窃罪。\n诈骗罪。\n抢劫罪。\n侵占罪。", CRIME, CRIME_Q, None),          # the texts copied, one a line
+    ("1. 盗窃罪\n2. 诈骗罪\n3. 抢劫罪", CRIME, CRIME_Q, None),                 # a numbered copy
+    ("①④②③④④①②③④②③④②③④", {"A": "①④", "B": "②③④", "C": "都不正确", "D": "④"},
+     "下列说法正确的是:", None),                                                # digits looping, not a statement
+    ("诈骗罪盗窃罪诈骗罪盗窃罪诈骗罪盗窃罪", CRIME, CRIME_Q, None),              # option texts looping
+    ("纳税人因有特殊困难，不能按期缴纳税款的，经()批准，可以延期缴纳税款。", TAX, TAX_Q, None),  # blank copied
+    # The option's line, then its verdict on the next line (vicuna's template)
+    ("A: " + CONTRACT["A"] + "\n正确答案: 正确。根据……\n\nB: " + CONTRACT["B"] + "\n错误。\n\nC: "
+     + CONTRACT["C"] + "\n正确答案: 正确。\n\nD: " + CONTRACT["D"] + "\n错误。", CONTRACT, CONTRACT_RIGHT, "AC"),
+    ("A: 李四\n正确答案: 不应当回避。\n\nB: 胡蕊\n正确答案: 应当回避。",
+     {"A": "李四", "B": "胡蕊", "C": "王五", "D": "赵六"}, "则本案中，哪些人不应当回避?", "A"),
+    # Declarations of both polarities: the one the question asks for
+    ("错误的说法是：A:" + CONTRACT["A"] + "。\n\n正确的说法是：B:" + CONTRACT["B"] + "。", CONTRACT, CONTRACT_WRONG, "A"),
+    ("错误的说法是：A:" + CONTRACT["A"] + "。\n\n正确的说法是：B:" + CONTRACT["B"] + "。", CONTRACT, CONTRACT_RIGHT, "B"),
+    ("下列关于合同效力的说法，正确的是:A:" + CONTRACT["A"] + ";B:" + CONTRACT["B"], CONTRACT, CONTRACT_RIGHT, None),
+    # the prompt's letter list opening line after line, or the alphabet recited: no answer
+    ("A、B、C、D\nA、B、C、D （A）\nA、B、C、D （B）\nA、B、C、D （C）", CRIME, CRIME_Q, None),
+    ("A,B,C,D\nA,B,C,D,E\nA,B,C,D,E,F\nA,B,C,D,E,F,G", CRIME, CRIME_Q, None),
+    ("A,B,C,D四个选项中,只有D是正确的。\nA:盗窃罪;\nA,B,C,D四个选项中,只有D是正确的。\n"
+     "A,B,C,D四个选项中,只有D是正确的。", CRIME, CRIME_Q, "D"),             # a sentence, not an echo
+    # English: "the answer to your question is (C)"
+    ("As an assistant, I must inform you that the answer to your question is (C) 抢劫罪.", CRIME, CRIME_Q, "C"),
+])
+def test_kinds_found_in_heldout8_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
