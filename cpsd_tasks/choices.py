@@ -116,7 +116,8 @@ _RETRACTED_RE = re.compile(r" ?[(（]? ?(?:(?:都|均|全|也)?(?:不对|错了)
                            r"| ?(?:是错的|是错误的|还是|或者|或|中没有|中无)")
 # Right before a declaration: a negation ("不选C", "不应选A", "排除B", "答案不是B"), an example
 # ("例如[正确答案]A"), or a list of wrong answers ("错误答案：A,B,C") — the declaration is skipped.
-_SKIP_BEFORE = re.compile(r"(?:不|非|排除|错选|误选|(?<!错)误|别|不能|不会|不应|不要|不可|例如|比如|譬如|例|如|e\.g\.|for example) ?$",
+_SKIP_BEFORE = re.compile(r"(?:不|非|排除|错选|误选|(?<!错)误|别|不能|不会|不应|不要|不可|例如|比如|譬如|例|如|e\.g\.|for example"
+                          r"|(?:其他|其余|各|每个)选项的|format|格式(?:为|是|如下)?[:：]?) ?$",
                           re.IGNORECASE)
 # Before a weak declaration ("是A", "为B"): a hedge or a question, not an answer ("可能是A", "是否为B").
 _HEDGE_BEFORE = re.compile(r"(?:还|可能|也许|或许|是否|是不是|如果|假如|若)$")
@@ -151,6 +152,8 @@ _NEGATIVE = r"(?:是)?(?:错误|不正确|不对|错的|有误|不符合题意|�
 # A verdict word ends there: "A:对象认识错误" holds no verdict on A.
 _VERDICT_END = r"(?=$|[^\u3400-\u9fff\ufffd]|[，。；！？、])"
 # Matched right after each letter list (lists are found once, left to right: linear time).
+# "B是违法的": a letter and the question's predicate (:func:`_verdicts`).
+_SAID = re.compile(r"(?:选项|项)? ?是(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")
 _VERDICT_TAIL = re.compile(
     r"(?:的说法|说法|的表述|表述|的观点|所述)?"
     rf" ?[:：]? ?(?:都|均|也)?(?:(?P<pos>{_POSITIVE})|(?P<neg>{_NEGATIVE})){_VERDICT_END}"
@@ -163,7 +166,7 @@ _LINE_VERDICT = re.compile(
     re.MULTILINE,
 )
 # "A is incorrect." / "Option B is correct" opening a line.
-_ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z]) is (?:(?P<pos>correct|right|true)|(?P<neg>incorrect|wrong|false))\b",
+_ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z])(?: |:[ \t]*)is (?:(?P<pos>correct|right|true)|(?P<neg>incorrect|wrong|false))\b",
                               re.MULTILINE)
 # A question that asks for the wrong statement ("下列说法错误的是", "哪一项不正确").
 _NEGATIVE_QUESTION = re.compile(r"(?:错误|不正确|不准确|不恰当|不妥当?|不符合|不属于|不成立|不能|不得|不应|不是|不包括|"
@@ -195,8 +198,14 @@ def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
 
 # An option labelled wrong with its text ("错误说法: B: <option B>"), as a list of labelled options
 # does; "错误说法是D" (an answer to "…哪一说法是错误的") is not one.
+# An option's own line calling it wrong after declaring it ("B: 正确答案是B。…因此B是错误的答案。").
+_CALLED_WRONG = re.compile(r"是错误的|错误的答案|错误答案|不正确的答案|是不正确的")
+# A declaration in an option's line that is only supposed ("A: 如果正确答案是A，…", "A: 正确答案是A的可能性不大").
+_HEDGED_SLOT = re.compile(r"如果|假设|假如|若|可能|是否")
+_HEDGED_AFTER = re.compile(r"[ \t]*(?:的可能性|吗|呢|\?|？|还是|或)")
 # The polarity a weak declaration's head states ("错误的说法是", "正确的是").
-_DECLARED_POLARITY = re.compile(r"(?:(?P<neg>错误|不正确|不对|错)|(?<!不)(?:正确|对))(?:的)?(?:说法|表述|选项|答案)?(?:的)?(?:是|为|有)$")
+_DECLARED_POLARITY = re.compile(r"(?:(?P<neg>错误|不正确|不对|错)(?:的)?(?:说法|表述|选项|答案)?|(?<![不错])(?:正确|对)(?:的)?(?:说法|表述)?)"
+                                r"(?:的)?(?:是|为|有)?[ \t]*(?:[:：][ \t]*)?$")   # (正确答案, 正确选项: the answer, no polarity)
 _WRONG_LABEL = re.compile(r"(?:错误说法|错误答案|错误选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
 _RIGHT_LABEL = re.compile(r"(?:正确答案|正确说法|正确选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
 _BLANKS = re.compile(r"[^\S\n]+")
@@ -230,6 +239,7 @@ class _Context:
     targets: Mapping[str, str]          # each option's text, normalised and without punctuation
     stem: str = ""                      # the question, folded and without punctuation ("" unknown)
     blank: tuple[str, str] = ("", "")   # the stem's words right before and after its blank "（ ）"
+    negated_ask: bool = False           # the asking words carry a negation ("下列…不属于…的是", "错误的是")
 
     @property
     def stem_tail(self) -> str:
@@ -276,6 +286,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     after_copy: list[bool] = []              # the options were copied again since the last one
     polarity: list[Optional[bool]] = []      # "正确的说法是：B" True, "错误的说法是：A" False, else None
     in_label_lines: list[tuple[str, frozenset[str]]] = []
+    called_wrong: list[bool] = []            # the rest of such a line calls the option wrong
     previous = 0
     numbered = 0                             # declarations on numbered lines ("17. 答案：A")
     newlines = [m.start() for m in _NEWLINE.finditer(text)]     # line starts by bisection (linear)
@@ -312,6 +323,10 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         if label and label.end() <= start:
             if strong:                       # "A. 正确答案：B": a declaration inside an option's line
                 in_label_lines.append((text[line_start:label.end()].strip(), letters))
+                line_end = text.find("\n", end)
+                called_wrong.append(bool(_CALLED_WRONG.search(text, end, line_end if line_end >= 0 else len(text)))
+                                    or bool(_HEDGED_SLOT.search(text, max(label.end(), start - 6), start))
+                                    or bool(_HEDGED_AFTER.match(text, end)))
             continue
         if not strong and not option_list and _NOT_AFTER.match(text, end):
             continue
@@ -319,7 +334,9 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue                         # "可能是A也可能是B", "是否为B": a hedge
         found.append(letters)
         after_copy.append(len(_labels(text[previous:start])) >= 2)
-        said = _DECLARED_POLARITY.search(text, max(0, start - 8), start + 1) if not strong else None
+        head_end = match.start(next(name for name in ("list", "lower", "colon_list")
+                                    if name in match.re.groupindex and match.group(name) is not None))
+        said = _DECLARED_POLARITY.search(text, max(0, head_end - 12), head_end)
         polarity.append(None if said is None else said.group("neg") is None)
         numbered += bool(_NUMBERED_LINE.match(text, line_start, start))
         previous = end
@@ -329,6 +346,13 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         if called_wrong & called_right:
             return _NO_ANSWER                # "正确答案: A: …\n错误说法: A: …": the same option called both
     if in_label_lines and not found:
+        own = [re.search(r"[A-Z]", line_label) for line_label, _ in in_label_lines]
+        if len(in_label_lines) >= 2 and all(letter and letters == {letter.group(0)}
+                                            for letter, (_, letters) in zip(own, in_label_lines)):
+            # each option's line declares that option: all of them ("A: 正确答案是A。\nC: 正确答案是C。"),
+            # but not one whose line then calls it wrong ("B: 正确答案是B。…因此B是错误的答案。")
+            kept = [letters for (_, letters), wrong in zip(in_label_lines, called_wrong) if not wrong]
+            return frozenset().union(*kept) if kept else _NO_ANSWER
         if len({line_label for line_label, _ in in_label_lines}) == 1:
             return in_label_lines[-1][1]     # "A: The correct answer is B" on every line: a prefix
         if len({letters for _, letters in in_label_lines}) == 1:
@@ -336,9 +360,9 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         return None                          # "A. 正确答案：B\nB. 正确答案：C…": a mapping, no declaration
     if not found:
         return None
-    if {True, False} <= set(polarity):       # "错误的说法是：A … 正确的说法是：B": the one asked for
-        keep = [said is None or said != ctx.negative_question for said in polarity]
-        found = [letters for letters, kept in zip(found, keep) if kept]
+    keep = [said is None or said != ctx.negated_ask for said in polarity]
+    if any(keep) and not all(keep):          # "错误的说法是：A … 正确的说法是：B": the one asked for;
+        found = [letters for letters, kept in zip(found, keep) if kept]      # "答案：A\n错误的说法是：B、C、D": A
         after_copy = [copied for copied, kept in zip(after_copy, keep) if kept]
     if len(found) >= 2 and all(after_copy) and len(set(found)) >= 2:
         return _NO_ANSWER                    # each copy of the options with another answer: no answer
@@ -438,10 +462,12 @@ _DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于
 
 
 # What a stem asks about, after its question word ("下列哪种情形属于教唆犯?" → "属于教唆犯").
-_ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,12})$")
+_ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,16})$")
 # A verdict right after an option's own text ("A:该合同为附解除条件的合同是错误的。").
-_TEXT_VERDICT = re.compile(r"(?:的说法|说法|的表述|表述)?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|(?:是)?符合(?:法律|相关|有关)?(?:法律)?规定的?)"
-                           r"|(?P<neg>是?(?:错误|不正确|错)的?|(?:是)?不符合(?:法律|相关|有关)?(?:法律)?规定的?))")
+_TEXT_VERDICT = re.compile(r"(?:的说法|说法|的表述|表述)?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|(?:是)?符合(?:法律|相关|有关)?(?:法律)?规定的?|符合题意)"
+                           r"|(?P<neg>是?(?:错误|不正确|错)的?|(?:是)?不符合(?:法律|相关|有关)?(?:法律)?规定的?|不符合题意))")
+# "A选项：<text>，符合题意。": a letter and 选项 as an option's label at a line start.
+_WORD_LABEL = re.compile(r"(?m)^[ \t]*(?P<letter>[A-Z]) ?选项 ?[:：]")
 # A header that asserts a verdict on the options listed under it, each on its own line:
 # "因此，下列说法是错误的：\nB: …" (an assertion, "…是错误的："; "下列说法错误的是：" is the question's form).
 _VERDICT_HEADER = re.compile(r"(?m)^[^\n]{0,30}?(?:说法|表述|选项|观点|做法)(?:是|为)(?:(?P<pos>正确|符合(?:相关)?规定)|(?P<neg>错误|不正确|不符合(?:相关)?规定))的[ \t]*[:：][ \t]*$")
@@ -454,6 +480,10 @@ _ASKED_BACK = re.compile(r"[?？]|吗|呢")
 _ASKING = re.compile(r"哪|吗|请问|判断|需要|是否")
 
 
+# A sentence that opens with a verdict (a quick check before the unlabelled form is looked for).
+_VERDICT_SENTENCE = re.compile(r"[。；;\n][ \t]*(?:的说法|说法|的表述|表述)?(?:都|均|也)?是?(?:正确|对|错|不正确|符合|不符合)")
+
+
 def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
     """Per-option sentences that state an option's own text and then a verdict on it: "A:<text>是
     错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
@@ -461,8 +491,9 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
     asked = _ASKED.search(ctx.stem)
     predicate = asked.group("asked").removeprefix("是").removesuffix("的") if asked else None
     found: dict[str, set[bool]] = {}
-    for label in _LABEL.finditer(text):
-        letter = _label_letter(label)
+    below: dict[str, set[bool]] = {}         # options judged on the line after their own
+    for label in (*_LABEL.finditer(text), *_WORD_LABEL.finditer(text)):
+        letter = _label_letter(label) if label.re is _LABEL else label.group("letter")
         target = ctx.targets.get(letter)
         if not target or letter not in ctx.valid:
             continue
@@ -477,19 +508,39 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         if not stated.startswith(target):
             continue
         rest = stated[len(target):]
+        into = found
         if not rest and end is not None and text[end.start()] == "\n":
             # the option's own line; its verdict opens the next ("A: <text>\n正确答案: 正确。")
             verdict = _NEXT_VERDICT.match(text, end.end())
-            rest = _plain(verdict.group("verdict")) if verdict else ""
-            if predicate and len(rest) >= 3 and predicate.endswith(rest):
-                rest = predicate
+            rest = _plain(verdict.group("verdict")) if verdict and not _ASKED_BACK.search(verdict.group(0)) else ""
+            if (predicate and len(rest) >= 3 and predicate.endswith(rest)
+                    and not _HEAD_NEGATIVE.search(predicate[:len(predicate) - len(rest)])):
+                rest = predicate                 # "人不应当回避" asked, "不应当回避" said (not "应当回避")
+            into = below
         if not rest:
             continue
         judged = _TEXT_VERDICT.fullmatch(rest)
         if judged:
-            found.setdefault(letter, set()).add(judged.group("pos") is not None)
+            into.setdefault(letter, set()).add(judged.group("pos") is not None)
         elif predicate and rest.removeprefix("是").removesuffix("的") == predicate:
-            found.setdefault(letter, set()).add(not ctx.negative_question)
+            into.setdefault(letter, set()).add(not ctx.negative_question)
+    if len(below) >= 2:                      # (one bare "正确。" after a copied list judges nothing)
+        for letter, values in below.items():
+            found.setdefault(letter, set()).update(values)
+    if not found and _VERDICT_SENTENCE.search(text):   # no labels: "<A's text>。正确。\n<B's text>。正确。…"
+        by_text: dict[str, list[str]] = {}
+        for key, target in ctx.targets.items():
+            by_text.setdefault(target, []).append(key)
+        shortest = min(map(len, by_text), default=0)
+        pieces = _SENTENCE_END.split(text)
+        for sentence, after in zip(pieces, pieces[1:]):
+            if len(sentence) < shortest or len(after) > 16:
+                continue                     # (cheap length checks before the text is normalised)
+            keys = by_text.get(_plain(sentence))
+            after = _plain(after)
+            judged = _TEXT_VERDICT.fullmatch(after) if keys and len(after) <= 12 else None
+            for key in keys if judged else ():
+                found.setdefault(key, set()).add(judged.group("pos") is not None)
     return found
 
 
@@ -526,9 +577,17 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
             verdict[match.group("letter")] = match.group("pos") is not None
         elif not _DENIAL.search(match.group("rest")):
             verdict[match.group("letter")] = not ctx.negative_question   # "因此，选项D李某有权…"
+    asked = _ASKED.search(ctx.stem)
+    predicate = asked.group("asked").removeprefix("是").removesuffix("的") if asked else ""
     for listed in _LIST_RE.finditer(text):
         match = _VERDICT_TAIL.match(text, listed.end())
         if match is None:
+            said = _SAID.match(text, listed.end()) if predicate else None
+            if (len(predicate) >= 2 and said and said.group("said") == predicate
+                    and text.endswith("只有", 0, listed.start())
+                    and not re.search(r"如果|假如|假设|若|并非|不是|不", text[max(0, listed.start() - 6):listed.start() - 2])):
+                for letter in _letters(listed.group(0), ctx.valid):     # "只有B是违法的" (…哪一条是违法的?)
+                    verdict[letter] = not ctx.negative_question
             continue
         start = listed.start()
         if text[max(0, start - 1):start] in ("不", "非") or text.endswith(("除了", "除"), 0, start):
@@ -564,7 +623,7 @@ _OPENING = re.compile(r"\s*(?:(?:\d{1,2}|[一二三四])[ \t]*[、.．)）][ \t]
 # Words that state what follows them as the conclusion ("…的行为构成挪用资金罪、金融凭证诈骗罪").
 _STATED_BY = ("构成了", "构成", "成立", "属于", "应当是", "应是", "应为", "是", "为")
 _BLANK = re.compile(r"[(（][ \t\u3000]*[)）]|_{2,}")
-_JOINERS = ("以及", "或者", "和", "及", "与", "或", "并")
+_JOINERS = ("以及", "和", "及", "与", "并")
 _QUESTION_WORD = re.compile(r"多少|几|什么|哪|何")
 
 
@@ -596,19 +655,91 @@ def _joined(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
 
 
 def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
-    """The question's sentence written out with an option's text in its blank ("纳税人…经县级以上
-    地方税务局批准，可以…" for "…经()批准，可以…"): that option (rule f)."""
+    """The question's sentence written out with an option's text in its blank, as the turn's opening
+    statement ("纳税人…经县级以上地方税务局批准，可以…" for "…经()批准，可以…"): that option (rule f),
+    under the same guards as :func:`_opening`."""
     before, after = ctx.blank
     if len(before) < 2 or len(after) < 2:
         return None
-    plain = _plain(text)
+    opening = _guarded_opening(text)
+    if opening is None:
+        return None
+    plain = _plain(opening.group("sentence"))
     start = plain.find(before)
-    while start >= 0:
-        end = plain.find(after, start + len(before), start + len(before) + 200)
-        if end >= 0:
-            return _joined(plain[start + len(before):end], ctx)
-        start = plain.find(before, start + 1)
-    return None
+    end = plain.find(after, start + len(before)) if start >= 0 else -1
+    if end < 0 or _RETRACTION.search(plain, end) or _retracted_after(text, opening):
+        return None                          # (", 这种说法是错误的": a filled sentence called wrong)
+    return _joined(plain[start + len(before):end], ctx)
+
+
+# The opening is not a statement: a question, a hedge or a supposition, or someone else's view.
+_OPENING_HEDGE = re.compile(r"吗|呢|是否|能否|是不是|可能|也许|或许|假设|假如|如果|若|有观点|有人|观点认为|不一定|未必|分析|首先")
+# A verdict against what was just said, opening the next sentence ("这一说法错误", "以上回答是错误的",
+# "不对"), or inside a sentence after a statement (", 这种说法是错误的").
+_RETRACTION = re.compile(r"错误|不对|不正确|有误|不成立|并非如此")
+_RETRACTED = re.compile(r"[ \t]*(?:但|但是)?(?:这一?|该|此|以上|上述|这种|此种)?(?:说法|表述|观点|回答|答案|结论)?(?:是|为)?"
+                        r"(?:错误|不对|不正确|有误|不成立|并非如此)")
+# A negation right before a text ("不构成", "不能构成", "并未构成", "不应认定为").
+_NEGATED_BEFORE = re.compile(r"(?:不|非|没有?|未|无需|无须|并未|并非)(?:能|应|会|再|得|应当|一定)?"
+                             r"(?:构成|成立|属于|是|认定为|定为|认定|以|为)?$")
+# A head that states the negative ("不应当承担…的是", "错误的是", "女儿不应向…"): it must match the
+# question's own polarity (a head naming what *is* right answers the mirror question).
+_HEAD_NEGATIVE = re.compile(r"不|非|没|未|无需|无须|错误")
+
+
+def _guarded_opening(text: str) -> Optional[re.Match]:
+    """The turn's first sentence (:data:`_OPENING`), or ``None`` when it is asked, hedged or supposed."""
+    opening = _OPENING.match(text)
+    if opening is None or text[opening.end():opening.end() + 1] in ("?", "？"):
+        return None
+    if _OPENING_HEDGE.search(opening.group("sentence")):
+        return None
+    return opening
+
+
+_CLAUSES = re.compile(r"[，,；;。:：!！]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _asking_clause(question: str) -> str:
+    """The question's last clause (after its last comma or full stop), where it asks: "关于违法性认识
+    错误，下列说法正确的是？" → "下列说法正确的是？" (its topic names no polarity)."""
+    for clause in reversed(_CLAUSES.split(question)):
+        if _plain(clause):
+            return clause
+    return question
+
+
+def _negated_ask(question: str) -> bool:
+    """Whether the question's asking clause (its last clause, after the last comma or full stop)
+    carries a negation: "下列哪一罪名不属于财产犯罪?" yes; "…拒不退还，甲的行为构成何罪？" and
+    "关于违法性认识错误，下列说法正确的是？" no."""
+    return bool(_HEAD_NEGATIVE.search(_asking_clause(question)))
+
+
+_CLAUSE_END = re.compile(r"[，,；;。：:!！?？\n]")
+
+
+def _clause_head(sentence: str, option_text: str) -> str:
+    """The plain words before an option's text within its clause of ``sentence`` ("但办案机关并未掌握
+    这一事实，应当告知公安机关" → "" for option "应当告知公安机关"; "不构成犯罪的是甲…" → "不构成犯罪的是")."""
+    first = _plain(_CLAUSE_END.split(option_text)[0])
+    for clause in _CLAUSE_END.split(sentence):
+        at = _plain(clause).find(first) if first else -1
+        if at >= 0:
+            return _plain(clause)[:at]
+    return ""
+
+
+def _head_negated(head: str, ctx: _Context) -> bool:
+    """Whether ``head`` (plain text before an option's text) negates, not counting the question's own
+    words copied into it ("…定作人未向承揽人支付…" restates the question; "女儿不应向…" negates)."""
+    return any(head[match.start():match.end() + 1] not in ctx.stem for match in _HEAD_NEGATIVE.finditer(head))
+
+
+def _retracted_after(text: str, opening: re.Match) -> bool:
+    """Whether the sentence after the opening takes it back ("…。这一说法错误", "…。不对")."""
+    return bool(_RETRACTED.match(_plain(text[opening.end():opening.end() + 40])))
 
 
 def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
@@ -616,9 +747,15 @@ def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     the sentence is the text ("甲公司应支付该款项。根据…"), it states options' texts after 构成/属于/
     是 ("…的行为构成挪用资金罪、金融凭证诈骗罪。") or after the question's own words ("女儿应向张某偿还
     50万元" for "女儿应向张某偿还多少钱?"), or it calls them right ("<text>是正确的", or wrong when the
-    question asks for the wrong one). Not when two options' texts each stand as a sentence (a copy),
-    nor when the rest of the turn states another option's text (a later conclusion may differ)."""
-    opening = _OPENING.match(text)
+    question asks for the wrong one).
+
+    Not a statement: a question or a hedge ("是否构成…？", "可能构成…", "假设…", "有人认为…"), a
+    negation before the text ("不能构成…", "并未构成…"), an opening taken back by the next sentence
+    ("这一说法错误"), the chosen text negated later ("…综上，不构成诈骗罪"), another option's text stated
+    later (a later conclusion may differ), two options' texts each standing as a sentence (a copy), a
+    numbered list. For a question asking for the wrong statement only the text itself or its verdict
+    counts (a sentence naming what *is* right would answer the mirror question)."""
+    opening = _guarded_opening(text)
     if opening is None:
         return None
     plain = _plain(opening.group("sentence"))
@@ -630,12 +767,24 @@ def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if sum(1 for target in set(ctx.targets.values()) if target in sentences) >= 2:
         return None                          # the options' texts copied, one a line
     chosen = _stated(plain, ctx)
-    if chosen:
-        rest = _plain(text[opening.end():])
-        for key in chosen:
-            rest = rest.replace(ctx.targets[key], "\0")
-        if any(target in rest for key, target in ctx.targets.items() if key not in chosen):
+    if not chosen or _retracted_after(text, opening):
+        return None
+    rest = _plain(text[opening.end():])
+    texts = [ctx.targets[key] for key in chosen]
+    for key, target in ctx.targets.items():
+        if key not in chosen and target in rest and not any(target in own for own in texts):
             return None                      # "…属于紧急避险行为… 因此构成了重大责任事故罪": which one?
+    # "…综上所述，甲的行为不构成诈骗罪": the text negated later, in the same clause (not "如果…不成立，
+    # 法院应当…", where the negation ends the clause before)
+    firsts = {_plain(_CLAUSE_END.split(ctx.texts[key])[0]) for key in chosen} - {""}
+    for clause in _CLAUSE_END.split(text[opening.end():]):
+        plain_clause = _plain(clause)
+        for first in firsts:
+            at = plain_clause.find(first)
+            while at >= 0:
+                if _NEGATED_BEFORE.search(plain_clause, max(0, at - 8), at):
+                    return None
+                at = plain_clause.find(first, at + len(first))
     return chosen
 
 
@@ -645,21 +794,26 @@ def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     if whole is not None:
         return whole
     stated = [at for target in ctx.targets.values() if (at := plain.find(target)) >= 0]
-    if stated:                               # the earliest option text stated, and what comes after it
-        at = min(stated)
-        head = plain[:at]
-        joined = _joined(plain[at:], ctx)
-        if joined is not None and head and not _NEGATED_CONTENT.search(head.removesuffix("了")):
-            asked = list(_QUESTION_WORD.finditer(ctx.stem[-40:]))
-            before = ctx.stem[-40:][:asked[-1].start()] if asked else ""
-            if head.endswith(_STATED_BY) or (len(head) >= 4 and head[-4:] in before):
-                return joined
-        if at == 0:
-            judged = re.match(r"(?P<joined>.+?)(?P<verdict>(?:的说法|说法|的表述|表述)?(?:都|均|也)?是?(?:正确|对|错误|不正确|错)的?)$", plain)
-            if judged and (options := _joined(judged.group("joined"), ctx)):
-                verdict = _TEXT_VERDICT.fullmatch(judged.group("verdict"))
-                if verdict and (verdict.group("pos") is not None) != ctx.negative_question:
-                    return options
+    if not stated:
+        return None
+    at = min(stated)                         # the earliest option text stated, and what comes after it
+    head = plain[:at]
+    if at == 0:
+        judged = re.match(r"(?P<joined>.+?)(?P<verdict>(?:的说法|说法|的表述|表述)?(?:都|均|也)?是?(?:正确|对|错误|不正确|错)的?)$", plain)
+        if judged and (options := _joined(judged.group("joined"), ctx)):
+            verdict = _TEXT_VERDICT.fullmatch(judged.group("verdict"))
+            if verdict and (verdict.group("pos") is not None) != ctx.negative_question:
+                return options
+        return None
+    if _head_negated(head, ctx) != ctx.negated_ask:
+        return None                          # "不构成犯罪的是…", "错误的是…", "属于…的是…" (for 不属于…)
+    joined = _joined(plain[at:], ctx)
+    if joined is None:
+        return None
+    asked = list(_QUESTION_WORD.finditer(ctx.stem[-40:]))
+    before = ctx.stem[-40:][:asked[-1].start()] if asked else ""
+    if head.endswith(_STATED_BY) or (len(head) >= 4 and head[-4:] in before):
+        return joined
     return None
 
 
@@ -676,7 +830,7 @@ def _by_content(text: str, ctx: _Context, option_list: bool = False,
             opened := _opening(text, ctx) or _filled(text, ctx)):
         return opened
     # Copied options ("A:外国人", "…的是A:法与宗教…") are not statements: drop each label with its text.
-    prose = _plain(text)
+    prose = plain = _plain(text)
     for key, target in targets.items():
         prose = prose.replace(key + target, "\0")
     if ctx.stem and len(ctx.stem) >= 8:
@@ -687,6 +841,9 @@ def _by_content(text: str, ctx: _Context, option_list: bool = False,
     for key, target in present.items():
         if target.isdigit():
             continue                         # "①④" (NFKC: "14"): digits, which numbering also leaves
+        following = chr(ord(key) + 1)
+        if following in targets and plain.count(target) == plain.count(target + following + targets[following]):
+            continue                         # "<A's text>;\nB:<B's text>…": a copied list's first item, its label lost
         rest = re.sub(r"[\d\0\ufffd]", "", prose.replace(target, ""))
         if not rest or target.startswith(rest):
             return frozenset({key})          # nothing but this option's text, repeated (maybe cut off)
@@ -700,9 +857,12 @@ def _by_content(text: str, ctx: _Context, option_list: bool = False,
         targets.get(_label_letter(last_label), "\0")) else None
     named = set()
     offset = 0
-    for sentence in re.split(r"[。！？!?\n]", text):
+    for piece in re.finditer(r"([^。！？!?\n]*)([。！？!?\n]|$)", text):
+        sentence = piece.group(1)
         in_tail = offset >= tail_start
         offset += len(sentence) + 1
+        if piece.group(2) in ("?", "？") or re.search(r"[吗呢][ \t]*$", sentence):
+            continue                         # "诉讼时效期间为2年？", "是诈骗罪吗": asked
         plain = _plain(sentence)
         stated = {key: at for key, target in present.items()
                   if (at := plain.find(target)) >= 0 and not _NEGATED_CONTENT.search(plain[:at])}
@@ -710,10 +870,32 @@ def _by_content(text: str, ctx: _Context, option_list: bool = False,
             continue                         # none, or "外孙子女、侄子、侄女及干儿子都可以": several
         key, position = next(iter(stated.items()))
         head = plain[:position]
+        if (_NEGATED_BEFORE.search(head) and not ctx.negated_ask) or _head_negated(
+                _clause_head(sentence, ctx.texts[key]), ctx) > ctx.negated_ask:
+            continue                         # "不应当承担赔偿责任的是甲", "错误的是<text>"
         if (head.endswith(("是", "为")) or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
                 or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
             named.add(key)                   # "…注册资本的35%": the option completes the question
     return frozenset(named) if len(named) == 1 else None
+
+
+_ASKS = re.compile(r"[?？](?=\s|$|[A-Za-z\u3400-\u9fff])|[吗呢](?=[?？。\s]|$)")
+_WHY = re.compile(r"[ \t]*(?:为什么|为何|why|Why|原因)")
+
+
+def _asked_about(text: str, position: int, option_text: str = "") -> bool:
+    """Whether a label at ``position`` is asked about rather than chosen: its own line asks
+    ("A选项：盗窃罪，符合题意吗？", unless the option itself is a question: "…是否有权…") or the short
+    line after it does ("A: 盗窃罪\n正确？"; not "为什么？")."""
+    line_end = text.find("\n", position)
+    own = text[position:line_end if line_end >= 0 else len(text)]
+    if _ASKS.search(own) and not re.search(r"是否|能否|吗|[?？]", option_text):
+        return True
+    if line_end < 0:
+        return False
+    following_end = text.find("\n", line_end + 1)
+    following = text[line_end + 1:following_end if following_end >= 0 else len(text)]
+    return len(following.strip()) <= 8 and bool(_ASKS.search(following)) and not _WHY.match(following)
 
 
 def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
@@ -726,14 +908,16 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     opened: Counter = Counter()
     beyond = 0
     for line in text.splitlines():
+        if len(line) > 80 or not ("A" <= line.lstrip(" \t([（【")[:1] <= "Z"):
+            continue                         # (only lines that open with a letter: fast)
         line = strip_edges(line)
-        listed = _LIST_RE.match(line) if len(line) <= 80 else None
+        listed = _LIST_RE.match(line)
         if (listed and len(_letters(listed.group(0), ctx.valid)) >= 3
                 and re.match(r"\s|$|[(（]", line[listed.end():])):     # (not "A,B,C,D四个选项中，只有A…")
             named = re.findall(r"[A-Z]", listed.group(0))
             opened["".join(named[:len(ctx.valid)])] += 1      # ("A、B、C、D （B）": its first letters)
             beyond += bool(set(named) - ctx.valid)
-    echoed = any(count >= 3 for count in opened.values()) or beyond >= 2
+    echoed = any(count >= 2 for count in opened.values()) or beyond >= 2
     if echoed and not _DECLARATION.search(text):   # (searched once: linear)
         return None                          # "A,B,C,D" again and again: the prompt's letter list echoed
     lone = set(_LONE_LETTER.findall(text))
@@ -768,7 +952,8 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         rest = answer[lead.end():].split("\n", 1)[0] if lead else ""
         if lead and rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest):
             lead = None                      # "A. 1. 2. 3. …": a label followed by numbering
-        if lead and (letters := _letters(lead.group("list"), ctx.valid)) and not letters & judged:
+        if (lead and (letters := _letters(lead.group("list"), ctx.valid)) and not letters & judged
+                and not _asked_about(answer, lead.end(), "".join(ctx.texts.get(letter, "") for letter in letters))):
             return letters
         inline = [m for m in _INLINE_LABEL.finditer(text) if m.group("letter") in ctx.valid]
         if len({m.group("letter") for m in inline}) == 1 and len(labels) == 1:
@@ -780,7 +965,7 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             prose = bool(re.match(r"[A-Za-z0-9,\s]", before.replace("\n", ""))) and text[label.start()] not in "[(（【"
             negated = bool(_NEGATED_CONTENT.search(_plain(text[max(0, label.start() - 6):label.start()])))
             if (not target or stated.startswith(target[:8])) and not prose and not negated \
-                    and letter not in judged:
+                    and letter not in judged and not _asked_about(text, label.end(), ctx.texts.get(letter, "")):
                 return frozenset({letter})     # "…情形的?D:案件事实基本查清…": a label with its option text
     lines = text.splitlines()
     for number in range(len(lines) - 1, -1, -1):
@@ -934,14 +1119,15 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     valid = frozenset(texts)
     if not valid:
         return ChoiceReading(None, None)
-    negative = bool(question) and bool(_NEGATIVE_QUESTION.search(question[-60:]))
+    negative = bool(question) and bool(_NEGATIVE_QUESTION.search(_asking_clause(question)))
     targets = {key: _target(value) for key, value in texts.items() if value}
     folded = fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))
     blank = _BLANK.search(folded)
     ctx = _Context(valid=valid, texts=texts, negative_question=negative,
                    targets={key: value for key, value in targets.items() if value},
                    stem=_plain(folded),
-                   blank=(_plain(folded[:blank.start()])[-6:], _plain(folded[blank.end():])[:6]) if blank else ("", ""))
+                   blank=(_plain(folded[:blank.start()])[-6:], _plain(folded[blank.end():])[:6]) if blank else ("", ""),
+                   negated_ask=_negated_ask(folded))
     text = prepare(output)
     if not text.strip():
         return ChoiceReading(None, None)

@@ -533,6 +533,110 @@ def test_kinds_found_in_heldout8_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
+CA, CB, CC, CD = (CONTRACT[k] for k in "ABCD")
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # kinds found after heldout8 (and on heldout9, read once before any of them was built)
+    ("A、B、C、D中，只有B是违法的。而A、C、D则是合法的。", CRIME, "下列哪一条是违法的?", "B"),   # the predicate
+    ("正确答案：C\n因此，C选项是不正确的。\n以下是其他选项的解答：\nA选项是正确的。", CRIME, CRIME_Q, "C"),
+    ("Please provide the answer in the format [正确答案]A<eoa>.\nThe correct answer is:\n[正确答案]B: 诈骗罪。",
+     CRIME, CRIME_Q, "B"),                                                     # the format's example is no answer
+    (CA + ";\nB:" + CB + ";\nC:" + CC + ";\nD:" + CD + "。", CONTRACT, CONTRACT_RIGHT, None),  # a list, its first label lost
+    (CD + "。\nA:" + CA + ";\nB:" + CB, CONTRACT, CONTRACT_RIGHT, "D"),        # an answer, then a copied list
+    ("A选项：" + CA + "，不符合题意。\nB选项：" + CB + "，符合题意。", CONTRACT, CONTRACT_RIGHT, "B"),
+    (CA + "。正确。\n" + CB + "。错误。\n" + CC + "。正确。", CONTRACT, CONTRACT_RIGHT, "AC"),   # no labels
+    ("A: 正确答案是A。…\nB: 错误答案是B。…\nC: 正确答案是C。…", CONTRACT, CONTRACT_RIGHT, "AC"),
+    ("A: 正确答案是A。…\nB: 正确答案是B。因此B是错误的答案。\nC: 正确答案是C。…", CONTRACT, CONTRACT_RIGHT, "AC"),
+    ("A: is wrong.\nB: is correct.\nC: is wrong.", CRIME, "下列哪种做法是错误的?", "AC"),
+    ("A. 甲 不需要用证据证明的免证事实\nB. 乙 需要证明", {"A": "甲", "B": "乙", "C": "丙", "D": "丁"},
+     "对此，下列哪一选项是不需要用证据证明的免证事实?", "A"),                   # a predicate of 13 characters
+])
+def test_kinds_found_in_heldout9_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
+
+
+PAY = {"A": "甲公司应支付该款项", "B": "乙公司应支付该款项", "C": "甲公司和乙公司应共同支付该款项", "D": "甲公司不应支付该款项"}
+APPEAL = {"A": "十日", "B": "十五日", "C": "三十日", "D": "六个月"}
+APPEAL_Q = "根据民事诉讼法，当事人不服判决的，当事人应当在（）内提起上诉。"
+PEOPLE = {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}
+ACTS = {"A": "甲盗窃他人财物", "B": "乙正当防卫", "C": "丙紧急避险", "D": "丁意外事件"}
+PROPERTY = {"A": "盗窃罪", "B": "诈骗罪", "C": "抢劫罪", "D": "故意伤害罪"}
+RECUSE = {"A": "李四", "B": "胡蕊", "C": "王五", "D": "赵六"}
+ABET = {"A": "甲唆使乙盗窃", "B": "甲帮助乙盗窃", "C": "甲与乙共同盗窃", "D": "甲事后窝藏乙"}
+LAW4 = {"A": "第一条", "B": "第二条", "C": "第三条", "D": "第四条"}
+YEARS = {"A": "2年", "B": "3年", "C": "4年", "D": "20年"}
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # found by breaking this session's rules on purpose (third round): each row read an answer the
+    # output does not give (false credit) before the fix, or shows the fix keeps a real answer
+    ('无权代理订立的合同一律无效。这一说法错误，根据民法典，无权代理的合同经追认有效。', CONTRACT, CONTRACT_RIGHT, None),  # F2a
+    ('甲公司应支付该款项。这一表述错误，因为合同相对性原则。', PAY, '下列表述正确的有:', None),  # F2b
+    ('甲的行为不能构成诈骗罪。', CRIME, CRIME_Q, None),  # F3a
+    ('甲的行为不成立诈骗罪。', CRIME, CRIME_Q, None),  # F3b
+    ('甲的行为并未构成诈骗罪。', CRIME, CRIME_Q, None),  # F3c
+    ('甲的行为没有构成诈骗罪。', CRIME, CRIME_Q, None),  # F3d
+    ('甲的行为不应认定为诈骗罪。', CRIME, CRIME_Q, None),  # F3e
+    ('甲的行為不能構成詐騙罪。', CRIME, CRIME_Q, None),  # F3f
+    ('我不认为甲的行为是诈骗罪。', CRIME, CRIME_Q, None),  # F3g
+    ('甲的行为不一定构成诈骗罪。', CRIME, CRIME_Q, None),  # F3h
+    ('不应当承担赔偿责任的是甲。', PEOPLE, '下列哪个人应当承担赔偿责任?', None),  # F4a
+    ('不构成犯罪的是甲盗窃他人财物。', ACTS, '下列行为构成犯罪的是?', None),  # F4b
+    ('错误的是无权代理订立的合同一律无效。', CONTRACT, CONTRACT_RIGHT, None),  # F4c
+    ('属于财产犯罪的是盗窃罪、诈骗罪、抢劫罪。', PROPERTY, '下列哪一罪名不属于财产犯罪?', None),  # F5
+    ('女儿不应向张某偿还50万元。', DEBT, DEBT_Q, None),  # F6a
+    ('女儿无需向张某偿还50万元。', DEBT, DEBT_Q, None),  # F6b
+    ('女儿是否应向张某偿还50万元？', DEBT, DEBT_Q, None),  # F6c
+    ('甲的行为是否构成诈骗罪？', CRIME, CRIME_Q, None),  # F7a
+    ('首先，我们来分析甲的行为是否构成盗窃罪。盗窃罪要求秘密窃取，本案中甲并未秘密窃取他人财物。', CRIME, CRIME_Q, None),  # F7b
+    ('甲的行为构成诈骗罪？\n答：不构成。', CRIME, CRIME_Q, None),  # F7c
+    ('诉讼时效期间为2年？不对。', YEARS, '普通诉讼时效期间为几年?', None),  # F7d
+    ('假设甲的行为构成诈骗罪。', CRIME, CRIME_Q, None),  # F7e
+    ('甲的行为可能构成诈骗罪。', CRIME, CRIME_Q, None),  # F7f
+    ('诈骗罪。不对，应该重新考虑。', CRIME, CRIME_Q, None),  # F8a
+    ('甲的行为构成诈骗罪。\n以上回答是错误的，正确答案需要进一步分析。', CRIME, CRIME_Q, None),  # F8b
+    ('有观点认为甲的行为构成诈骗罪。但这种观点是错误的。', CRIME, CRIME_Q, None),  # F8c
+    ('甲的行为可能构成盗窃罪或侵占罪。', CRIME, CRIME_Q, None),  # F10a
+    ('甲的行为构成盗窃罪或侵占罪？', CRIME, CRIME_Q, None),  # F10b
+    ('纳税人因有特殊困难，不能按期缴纳税款的，经县级以上地方税务局或者国家税务总局批准，可以延期缴纳税款。', TAX, TAX_Q, None),  # F10c
+    ('若当事人应当在十日内提起上诉，则逾期；若当事人应当在十五日内提起上诉，则未逾期。', APPEAL, APPEAL_Q, None),  # F11a
+    ('有人认为当事人应当在十日内提起上诉，这是错误的。', APPEAL, APPEAL_Q, None),  # F11b
+    ('纳税人因有特殊困难，不能按期缴纳税款的，经县级以上地方税务局批准，可以延期缴纳税款，这种说法是错误的。', TAX, TAX_Q, None),  # F11c
+    ('错误的是：A。正确的是：B。', CONTRACT, CONTRACT_WRONG, 'A'),  # F12a
+    ('正确的是：B。错误的是：A。', CONTRACT, CONTRACT_RIGHT, 'B'),  # F12b
+    ('正确的有：B、C、D；错误的有：A', CONTRACT, CONTRACT_RIGHT, 'BCD'),  # F12c
+    ('答案：A\n错误的说法是：B、C、D', CONTRACT, CONTRACT_RIGHT, 'A'),  # F13a
+    ('正确答案为A。错误的是B、C、D。', CONTRACT, CONTRACT_RIGHT, 'A'),  # F13b
+    ('正确的说法是：B。错误的说法是：A、C、D。', CONTRACT, '关于违法性认识错误，下列说法正确的是？', 'B'),  # F14a
+    ('正确的说法是：B。错误的说法是：A、C、D。', CONTRACT, '关于不予受理的情形，下列说法正确的是？', 'B'),  # F14b
+    ('无权代理订立的合同一律无效是错误的。', CONTRACT, '关于违法合同的效力，下列说法正确的是？', None),  # F14c
+    ('分析如下：\nA: 李四\n正确答案: 应当回避。\nB: 胡蕊\n正确答案: 应当回避。', RECUSE, '则本案中，哪些人不应当回避?', None),  # F15a
+    ('分析：\nA: 甲唆使乙盗窃\n属于教唆犯\nB: 甲帮助乙盗窃\n属于帮助犯', ABET, '下列哪种情形不属于教唆犯?', None),  # F15b
+    ('分析：\nA: 盗窃罪\n正确？\n', CRIME, CRIME_Q, None),  # F16a
+    ('分析：\nA选项：盗窃罪\n正确？\n', CRIME, CRIME_Q, None),  # F16b
+    ('A:限制民事行为能力人订立的纯获利益的合同有效\nB:无权代理订立的合同一律无效\nC:恶意串通损害他人利益的合同无效\nD:违反强制性规定的合同并非一律无效\n正确。', CONTRACT, CONTRACT_RIGHT, None),  # F17
+    ('A: 如果正确答案是A，则甲构成盗窃罪，但这不成立。\nB: 如果正确答案是B，则甲构成诈骗罪，这也不成立。', CRIME, CRIME_Q, None),  # F18a
+    ('A: 正确答案是A的可能性不大。\nB: 正确答案是B的可能性也不大。', CRIME, CRIME_Q, None),  # F18b
+    ('A: 假设正确答案是A。\nB: 假设正确答案是B。', CRIME, CRIME_Q, None),  # F18c
+    ('如果只有B是违法的，那么其他选项都合法。但事实并非如此。', LAW4, '下列哪一条是违法的?', None),  # F19a
+    ('A、B、C、D （B）\nA、B、C、D （C）', CRIME, CRIME_Q, None),  # F20a
+    ('A,B,C,D\nA,B,C,D', CRIME, CRIME_Q, None),  # F20b
+    ('是诈骗罪吗', CRIME, CRIME_Q, None),  # F21a
+    ('分析：\nA: 盗窃罪\n对？不对。\n', CRIME, CRIME_Q, None),  # F21b
+    ('A选项：盗窃罪，符合题意吗？', CRIME, CRIME_Q, None),  # F21c
+])
+def test_breaker_findings_third_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
+
+
+def test_an_opening_answer_negated_10k_characters_later_is_no_answer():
+    long = ("甲的行为是否构成诈骗罪？诈骗罪要求行为人虚构事实、隐瞒真相。" + "本案中，甲并没有实施欺骗行为。" * 300
+            + "综上所述，甲的行为不构成诈骗罪。")
+    assert len(long) > 4000 and letters(long, CRIME, CRIME_Q) is None
+    assert letters("甲的行为构成诈骗罪。" + "本案中，甲虚构了事实。" * 300, CRIME, CRIME_Q) == "B"
+
+
 @pytest.mark.parametrize("output, task, gold, expected", [
     ("这是诈骗吗？不是", "fraud_detection", "正常", None),         # a question names no label
     ("没有诈骗风险", "fraud_detection", "正常", "正常"),
