@@ -1,0 +1,372 @@
+"""Rule f of :mod:`cpsd_tasks.choices`: the options an answer names by their own TEXT, not by letter
+(SPEC.md §4.4), read as a careful human reader would.
+
+Audited, with the letter rules, against the human-graded sample of 34 real LLMs' answers to
+single-choice questions (``scripts/audit_reading.py``, README "Answer reading"); graders read an
+answer that states an option's text as that option. :func:`_by_content` is the last rule
+:func:`cpsd_tasks.choices.read_choices` tries in a turn (no declaration, letter list, label or
+verdict gave a letter). It reads, in this order:
+
+1. **The whole answer is one option's text** (punctuation and spacing ignored).
+2. **The opening statement** (:func:`_opening`, :func:`_filled`; not when the turn copies the
+   options with labels): the turn's first sentence is an option's text, states options' texts
+   after 构成/属于/是 (``…的行为构成挪用资金罪、金融凭证诈骗罪``, several texts joined by 和/及/与/并:
+   :func:`_joined`) or after the question's own words (``女儿应向张某偿还50万元`` for
+   ``女儿应向张某偿还多少钱?``), writes the question's sentence out with a text in its blank
+   (``…经县级以上地方税务局批准，可以…`` for ``…经()批准，可以…``), or calls texts right (wrong when the
+   question asks for the wrong one). Not a statement: a question, a hedge or a supposition
+   (``是否构成…？``, ``可能…``, ``假设…``, ``有人认为…``), a negation before the text (``不能构成…``), an
+   opening taken back by the next sentence (``这一说法错误``) or negated later in the same clause
+   (``…综上，不构成诈骗罪``), another option's text stated later, the options' texts copied one a
+   line, a numbered list; a head whose polarity differs from the question's asking clause
+   (``不构成犯罪的是…`` for a question asking what *is* a crime).
+3. **Exactly one option's text stated in the prose**, outside copied option lines (``A:<text>``)
+   and the question copied: nothing but that text (maybe repeated or cut off), or one sentence
+   stating it right after 是/为, after a concluding word (因此, 所以, 综上, 答案…; for a text of four
+   characters or more and, when the turn copies the options, only past the copy's last label) or
+   completing the question's last words. Asked sentences, negated texts (``不构成…``), heads whose
+   polarity differs from the question's and sentences stating several texts name nothing.
+
+The per-question :class:`_Context` and the question readings every rule shares (:func:`_plain`,
+:func:`_target`, :func:`_asking_clause`, :func:`_negated_ask`, :data:`_TEXT_VERDICT`,
+:data:`_HEAD_NEGATIVE`, :data:`_NEGATED_CONTENT`, :data:`_BLANK`) live here too, so that imports go
+one way: :mod:`cpsd_tasks.choices` imports this module, and this module imports only
+:mod:`cpsd_tasks.reader` (``tests/test_leaderboard.py`` fails on an import-time circle). Where a
+copied option list ends (its last label) is found by the letter rules and passed in.
+The letter rules' linear-time discipline applies here too; :func:`_joined` is one dynamic
+programme over the sentence (O(length × options)).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+from cpsd_tasks.reader import normalize, strip_edges
+
+# --------------------------------------------------------------------------- the question, as the rules compare it
+
+
+@dataclass(frozen=True)
+class _Context:
+    """One question as every reading rule compares it (built once per output by
+    :func:`cpsd_tasks.choices.read_choices`)."""
+
+    valid: frozenset[str]
+    texts: Mapping[str, str]
+    negative_question: bool
+    targets: Mapping[str, str]          # each option's text, normalised and without punctuation
+    stem: str = ""                      # the question, folded and without punctuation ("" unknown)
+    blank: tuple[str, str] = ("", "")   # the stem's words right before and after its blank "（ ）"
+    negated_ask: bool = False           # the asking words carry a negation ("下列…不属于…的是", "错误的是")
+
+    @property
+    def stem_tail(self) -> str:
+        """The question's last six characters (without punctuation), or ``""``."""
+        return self.stem[-6:] if len(self.stem) >= 6 else ""
+
+
+_PLAIN_DROP = re.compile(r"[\s,，。.;；:：、\"“”'‘’!！?？()（）\[\]【】]")
+
+
+def _plain(text: str) -> str:
+    """``text`` without whitespace and punctuation: texts are compared in this form."""
+    return _PLAIN_DROP.sub("", text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _target(option_text: str) -> str:
+    """An option's text as the content rules compare it: normalised, without punctuation."""
+    return _plain(normalize(option_text))
+
+
+# A question's blank ("经（ ）批准", "____"): the words around it make :attr:`_Context.blank`.
+_BLANK = re.compile(r"[(（][ \t\u3000]*[)）]|_{2,}")
+_CLAUSES = re.compile(r"[，,；;。:：!！]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _asking_clause(question: str) -> str:
+    """The question's last clause (after its last comma or full stop), where it asks: "关于违法性认识
+    错误，下列说法正确的是？" → "下列说法正确的是？" (its topic names no polarity)."""
+    for clause in reversed(_CLAUSES.split(question)):
+        if _plain(clause):
+            return clause
+    return question
+
+
+# A head that states the negative ("不应当承担…的是", "错误的是", "女儿不应向…"): it must match the
+# question's own polarity (a head naming what *is* right answers the mirror question).
+_HEAD_NEGATIVE = re.compile(r"不|非|没|未|无需|无须|错误")
+
+
+def _negated_ask(question: str) -> bool:
+    """Whether the question's asking clause (its last clause, after the last comma or full stop)
+    carries a negation: "下列哪一罪名不属于财产犯罪?" yes; "…拒不退还，甲的行为构成何罪？" and
+    "关于违法性认识错误，下列说法正确的是？" no."""
+    return bool(_HEAD_NEGATIVE.search(_asking_clause(question)))
+
+
+# --------------------------------------------------------------------------- verdicts and negations next to a text
+# (read by this rule and by the verdict rule d of :mod:`cpsd_tasks.choices`)
+
+# A verdict right after an option's own text ("A:该合同为附解除条件的合同是错误的。").
+_TEXT_VERDICT = re.compile(r"(?:的说法|说法|的表述|表述)?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|(?:是)?符合(?:法律|相关|有关)?(?:法律)?规定的?|符合题意)"
+                           r"|(?P<neg>是?(?:错误|不正确|错)的?|(?:是)?不符合(?:法律|相关|有关)?(?:法律)?规定的?|不符合题意))")
+# A negation right before an option's text ("不构成…", "不属于…"): the text is denied, not stated.
+_NEGATED_CONTENT = re.compile(r"(?:不构成|不是|不属于|并非|不能|不应|不得|不会|没有|无需|不|非)$")
+
+
+# --------------------------------------------------------------------------- rule f: an option's own text
+
+# The first sentence of a turn, after a numbering ("1、…") and up to the first sentence end.
+_OPENING = re.compile(r"\s*(?:(?:\d{1,2}|[一二三四])[ \t]*[、.．)）][ \t]*)?(?P<sentence>[^。！？!?；;\n]+)")
+# Words that state what follows them as the conclusion ("…的行为构成挪用资金罪、金融凭证诈骗罪").
+_STATED_BY = ("构成了", "构成", "成立", "属于", "应当是", "应是", "应为", "是", "为")
+_JOINERS = ("以及", "和", "及", "与", "并")
+_QUESTION_WORD = re.compile(r"多少|几|什么|哪|何")
+
+
+def _joined(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The options whose texts, one after another and maybe joined by 以及/和/及/与/并 (punctuation is
+    already dropped), make up the whole of ``plain``, each text once; ``None`` when it is anything
+    else (a text repeated is a loop, not a statement). Options with one text count together.
+    Dynamic programming from the end (no recursion; O(len × options))."""
+    if not plain:
+        return None
+    by_length = sorted(set(ctx.targets.values()), key=len, reverse=True)
+    keys = {target: frozenset(key for key, text in ctx.targets.items() if text == target) for target in by_length}
+    tail: list[Optional[frozenset[str]]] = [None] * len(plain) + [frozenset()]
+    pieces = [0] * (len(plain) + 1)          # how many texts make up the rest from each position
+    for at in range(len(plain) - 1, -1, -1):
+        for target in by_length:             # the longest text that fits ("金融凭证诈骗罪", not "诈骗罪")
+            if not plain.startswith(target, at):
+                continue
+            after = at + len(target)
+            joiner = next((j for j in _JOINERS if plain.startswith(j, after) and tail[after + len(j)]), "")
+            found = tail[after + len(joiner)]
+            if found is not None:
+                tail[at] = found | keys[target]
+                pieces[at] = pieces[after + len(joiner)] + 1
+                break
+    if tail[0] is None or pieces[0] > len({ctx.targets[key] for key in tail[0]}):
+        return None
+    return tail[0] or None
+
+
+def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The question's sentence written out with an option's text in its blank, as the turn's opening
+    statement ("纳税人…经县级以上地方税务局批准，可以…" for "…经()批准，可以…"): that option (rule f),
+    under the same guards as :func:`_opening`."""
+    before, after = ctx.blank
+    if len(before) < 2 or len(after) < 2:
+        return None
+    opening = _guarded_opening(text)
+    if opening is None:
+        return None
+    plain = _plain(opening.group("sentence"))
+    start = plain.find(before)
+    end = plain.find(after, start + len(before)) if start >= 0 else -1
+    if end < 0 or _RETRACTION.search(plain, end) or _retracted_after(text, opening):
+        return None                          # (", 这种说法是错误的": a filled sentence called wrong)
+    return _joined(plain[start + len(before):end], ctx)
+
+
+# The opening is not a statement: a question, a hedge or a supposition, or someone else's view.
+_OPENING_HEDGE = re.compile(r"吗|呢|是否|能否|是不是|可能|也许|或许|假设|假如|如果|若|有观点|有人|观点认为|不一定|未必|分析|首先")
+# A verdict against what was just said, opening the next sentence ("这一说法错误", "以上回答是错误的",
+# "不对"), or inside a sentence after a statement (", 这种说法是错误的").
+_RETRACTION = re.compile(r"错误|不对|不正确|有误|不成立|并非如此")
+_RETRACTED = re.compile(r"[ \t]*(?:但|但是)?(?:这一?|该|此|以上|上述|这种|此种)?(?:说法|表述|观点|回答|答案|结论)?(?:是|为)?"
+                        r"(?:错误|不对|不正确|有误|不成立|并非如此)")
+# A negation right before a text ("不构成", "不能构成", "并未构成", "不应认定为").
+_NEGATED_BEFORE = re.compile(r"(?:不|非|没有?|未|无需|无须|并未|并非)(?:能|应|会|再|得|应当|一定)?"
+                             r"(?:构成|成立|属于|是|认定为|定为|认定|以|为)?$")
+
+
+def _guarded_opening(text: str) -> Optional[re.Match]:
+    """The turn's first sentence (:data:`_OPENING`), or ``None`` when it is asked, hedged or supposed."""
+    opening = _OPENING.match(text)
+    if opening is None or text[opening.end():opening.end() + 1] in ("?", "？"):
+        return None
+    if _OPENING_HEDGE.search(opening.group("sentence")):
+        return None
+    return opening
+
+
+_CLAUSE_END = re.compile(r"[，,；;。：:!！?？\n]")
+
+
+def _clause_head(sentence: str, option_text: str) -> str:
+    """The plain words before an option's text within its clause of ``sentence`` ("但办案机关并未掌握
+    这一事实，应当告知公安机关" → "" for option "应当告知公安机关"; "不构成犯罪的是甲…" → "不构成犯罪的是")."""
+    first = _plain(_CLAUSE_END.split(option_text)[0])
+    for clause in _CLAUSE_END.split(sentence):
+        at = _plain(clause).find(first) if first else -1
+        if at >= 0:
+            return _plain(clause)[:at]
+    return ""
+
+
+def _head_negated(head: str, ctx: _Context) -> bool:
+    """Whether ``head`` (plain text before an option's text) negates, not counting the question's own
+    words copied into it ("…定作人未向承揽人支付…" restates the question; "女儿不应向…" negates)."""
+    return any(head[match.start():match.end() + 1] not in ctx.stem for match in _HEAD_NEGATIVE.finditer(head))
+
+
+def _retracted_after(text: str, opening: re.Match) -> bool:
+    """Whether the sentence after the opening takes it back ("…。这一说法错误", "…。不对")."""
+    return bool(_RETRACTED.match(_plain(text[opening.end():opening.end() + 40])))
+
+
+def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The turn opens with a statement of an option's text (rule f; a grader reads it as the answer):
+    the sentence is the text ("甲公司应支付该款项。根据…"), it states options' texts after 构成/属于/
+    是 ("…的行为构成挪用资金罪、金融凭证诈骗罪。") or after the question's own words ("女儿应向张某偿还
+    50万元" for "女儿应向张某偿还多少钱?"), or it calls them right ("<text>是正确的", or wrong when the
+    question asks for the wrong one).
+
+    Not a statement: a question or a hedge ("是否构成…？", "可能构成…", "假设…", "有人认为…"), a
+    negation before the text ("不能构成…", "并未构成…"), an opening taken back by the next sentence
+    ("这一说法错误"), the chosen text negated later ("…综上，不构成诈骗罪"), another option's text stated
+    later (a later conclusion may differ), two options' texts each standing as a sentence (a copy), a
+    numbered list. For a question asking for the wrong statement only the text itself or its verdict
+    counts (a sentence naming what *is* right would answer the mirror question)."""
+    opening = _guarded_opening(text)
+    if opening is None:
+        return None
+    plain = _plain(opening.group("sentence"))
+    if len(plain) < 2 or plain.isdigit():
+        return None                          # ("①④②③④…": digits, not a statement)
+    if opening.group(0).lstrip()[:1].isdigit() and re.search(r"(?m)^[ \t]*2[ \t]*[、.．)）]", text):
+        return None                          # "1. <text>\n2. <text>…": a numbered list, not a statement
+    sentences = {_plain(piece.group("sentence")) for piece in _OPENING.finditer(text)}
+    if sum(1 for target in set(ctx.targets.values()) if target in sentences) >= 2:
+        return None                          # the options' texts copied, one a line
+    chosen = _stated(plain, ctx)
+    if not chosen or _retracted_after(text, opening):
+        return None
+    rest = _plain(text[opening.end():])
+    texts = [ctx.targets[key] for key in chosen]
+    for key, target in ctx.targets.items():
+        if key not in chosen and target in rest and not any(target in own for own in texts):
+            return None                      # "…属于紧急避险行为… 因此构成了重大责任事故罪": which one?
+    # "…综上所述，甲的行为不构成诈骗罪": the text negated later, in the same clause (not "如果…不成立，
+    # 法院应当…", where the negation ends the clause before)
+    firsts = {_plain(_CLAUSE_END.split(ctx.texts[key])[0]) for key in chosen} - {""}
+    for clause in _CLAUSE_END.split(text[opening.end():]):
+        plain_clause = _plain(clause)
+        for first in firsts:
+            at = plain_clause.find(first)
+            while at >= 0:
+                if _NEGATED_BEFORE.search(plain_clause, max(0, at - 8), at):
+                    return None
+                at = plain_clause.find(first, at + len(first))
+    return chosen
+
+
+def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The options an opening sentence (``plain``: without punctuation) states (:func:`_opening`)."""
+    whole = _joined(plain, ctx)
+    if whole is not None:
+        return whole
+    stated = [at for target in ctx.targets.values() if (at := plain.find(target)) >= 0]
+    if not stated:
+        return None
+    at = min(stated)                         # the earliest option text stated, and what comes after it
+    head = plain[:at]
+    if at == 0:
+        judged = re.match(r"(?P<joined>.+?)(?P<verdict>(?:的说法|说法|的表述|表述)?(?:都|均|也)?是?(?:正确|对|错误|不正确|错)的?)$", plain)
+        if judged and (options := _joined(judged.group("joined"), ctx)):
+            verdict = _TEXT_VERDICT.fullmatch(judged.group("verdict"))
+            if verdict and (verdict.group("pos") is not None) != ctx.negative_question:
+                return options
+        return None
+    if _head_negated(head, ctx) != ctx.negated_ask:
+        return None                          # "不构成犯罪的是…", "错误的是…", "属于…的是…" (for 不属于…)
+    joined = _joined(plain[at:], ctx)
+    if joined is None:
+        return None
+    asked = list(_QUESTION_WORD.finditer(ctx.stem[-40:]))
+    before = ctx.stem[-40:][:asked[-1].start()] if asked else ""
+    if head.endswith(_STATED_BY) or (len(head) >= 4 and head[-4:] in before):
+        return joined
+    return None
+
+
+# Words that make the option text after them the model's conclusion ("因此，…", "故应向…", "指的是…").
+_CONCLUSION = re.compile(r"^答(?!案)|因此|所以|故|综上|可见|答案|应选|选择|指的是|的是|应当是|应是|应为")
+
+
+def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] = None,
+                labelled: bool = False) -> Optional[frozenset[str]]:
+    """Rule f: the option whose own text the answer states (module docstring).
+
+    Args:
+        text: one turn, prepared (:func:`cpsd_tasks.choices.prepare`).
+        ctx: the question.
+        last_label: when the turn copies the options (labels, or three options' texts), where the
+            last label of the copy ends and its letter (``None``: no copy, or a copy without labels);
+            only a conclusion after it counts.
+        labelled: the turn copies the options with labels (the opening statement is then no answer).
+
+    Returns:
+        The one option read, or ``None``.
+    """
+    targets = ctx.targets
+    answer = _plain(strip_edges(text))
+    for key, target in targets.items():
+        if target == answer:
+            return frozenset({key})
+    if not labelled and any(target in answer for target in targets.values()) and (
+            opened := _opening(text, ctx) or _filled(text, ctx)):
+        return opened
+    # Copied options ("A:外国人", "…的是A:法与宗教…") are not statements: drop each label with its text.
+    prose = plain = _plain(text)
+    for key, target in targets.items():
+        prose = prose.replace(key + target, "\0")
+    if ctx.stem and len(ctx.stem) >= 8:
+        prose = prose.replace(ctx.stem, "\0")     # the question copied is not a statement either
+    if re.fullmatch(r"[\d\0]*", prose):
+        return None
+    present = {key: target for key, target in targets.items() if target in prose}
+    for key, target in present.items():
+        if target.isdigit():
+            continue                         # "①④" (NFKC: "14"): digits, which numbering also leaves
+        following = chr(ord(key) + 1)
+        if following in targets and plain.count(target) == plain.count(target + following + targets[following]):
+            continue                         # "<A's text>;\nB:<B's text>…": a copied list's first item, its label lost
+        rest = re.sub(r"[\d\0\ufffd]", "", prose.replace(target, ""))
+        if not rest or target.startswith(rest):
+            return frozenset({key})          # nothing but this option's text, repeated (maybe cut off)
+    if not present:
+        return None
+    # with a copied option list, only what comes after its last label can conclude with 因此/所以…
+    tail_start, last_letter = last_label or (0, None)
+    # "…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。": the last option's own discussion, not a conclusion
+    own = last_letter if last_letter and _plain(text[tail_start:tail_start + 80]).startswith(
+        targets.get(last_letter, "\0")) else None
+    named = set()
+    offset = 0
+    for piece in re.finditer(r"([^。！？!?\n]*)([。！？!?\n]|$)", text):
+        sentence = piece.group(1)
+        in_tail = offset >= tail_start
+        offset += len(sentence) + 1
+        if piece.group(2) in ("?", "？") or re.search(r"[吗呢][ \t]*$", sentence):
+            continue                         # "诉讼时效期间为2年？", "是诈骗罪吗": asked
+        plain = _plain(sentence)
+        stated = {key: at for key, target in present.items()
+                  if (at := plain.find(target)) >= 0 and not _NEGATED_CONTENT.search(plain[:at])}
+        if len(stated) != 1:
+            continue                         # none, or "外孙子女、侄子、侄女及干儿子都可以": several
+        key, position = next(iter(stated.items()))
+        head = plain[:position]
+        if (_NEGATED_BEFORE.search(head) and not ctx.negated_ask) or _head_negated(
+                _clause_head(sentence, ctx.texts[key]), ctx) > ctx.negated_ask:
+            continue                         # "不应当承担赔偿责任的是甲", "错误的是<text>"
+        if (head.endswith(("是", "为")) or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
+                or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
+            named.add(key)                   # "…注册资本的35%": the option completes the question
+    return frozenset(named) if len(named) == 1 else None
