@@ -266,10 +266,12 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     called_wrong: list[bool] = []            # the rest of such a line calls the option wrong
     previous = 0
     numbered = 0                             # declarations on numbered lines ("17. 答案：A")
-    newlines = [m.start() for m in _NEWLINE.finditer(text)]     # line starts by bisection (linear)
     matches = [(m, True) for m in _DECLARATION.finditer(text)]
     matches += [(m, False) for m in _LABEL_DECLARATION.finditer(text)]
+    if not matches:
+        return None
     matches.sort(key=lambda pair: pair[0].start())
+    newlines = [m.start() for m in _NEWLINE.finditer(text)]     # line starts by bisection (linear)
     for match, strong in matches:
         start, end = match.start(), match.end()
         if _SKIP_BEFORE.search(text, max(0, start - 12), start):
@@ -368,6 +370,11 @@ _EMPTY_LABEL = re.compile(r"\s*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]
 def _opens_list(text: str, end: int) -> bool:
     """Whether the letter that ends at ``end`` is the first label of an inline option list: a colon
     after it, and the next item (after ``;`` or a line break) opens with another label."""
+    if text.startswith("、", end) and end > 0:
+        # "答案：A、<A's text>;B、<B's text>…": a list labelled with 、, when the next item is the next letter's
+        following = chr(ord(text[end - 1]) + 1) + "、"
+        stop = re.compile(r"[;；。\n]\s*").search(text, end, end + 400)
+        return bool(stop) and text.startswith(following, stop.end())
     colon = re.compile(r" ?[:：] ?").match(text, end)
     if colon is None:
         if text[end - 1:end] in "]】)）":     # "【答案】：【A】与…。【B】未成年人…": bracketed labels
@@ -709,7 +716,11 @@ def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
             continue                         # "A:盗窃罪？\nB:诈骗罪？": options asked about in turn
         line = _plain(match.group(0))
         if not line or (line[:10] in ctx.stem and line[-6:] in ctx.stem):
-            continue                         # this question restated (its start and its end)
+            # this question restated (its start and its end): another exchange only after a declared
+            # answer ("正确答案：D … 请问：<this question>…正确答案：B": the first answer counts)
+            if line and _DECLARATION.search(turn, 0, match.start()) and _read_turn(turn[:match.start()], ctx):
+                return match
+            continue
         if _read_turn(turn[:match.start()], ctx):
             return match
         tried += 1

@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 10))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 11))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 3210
-    assert plugin.right >= 3165 and plugin.false_credit <= 4 and plugin.wrong_letters <= 8
-    assert plugin.credit_differs <= 9                                   # reading errors that change a score
-    assert rule.right < 1700 and rule.credit_differs >= 170            # LawBench's rule: 0.506, 192
+    assert plugin.n == 3510
+    assert plugin.right >= 3456 and plugin.false_credit <= 6 and plugin.wrong_letters <= 10
+    assert plugin.credit_differs <= 11                                  # reading errors that change a score
+    assert rule.right < 1850 and rule.credit_differs >= 190            # LawBench's rule: 0.506, 212
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
         assert scores[name]["plugin"].accuracy >= 0.98, name          # used to build the reader
         assert scores[name]["plugin"].false_credit == 0, name
@@ -68,6 +68,10 @@ def test_reading_against_the_graded_set(corpus):
     # heldout9 (first read, unseen: 0.957, 1 false credit; graders agreed on 299 of 300)
     assert scores["heldout9"]["plugin"].accuracy >= 0.97
     assert scores["heldout9"]["plugin"].false_credit == 0
+    # heldout10 (first read, unseen: 0.963, 2 false credits: a refusal quoting an option's text, and
+    # a "答案：A、<text>;B、<text>…" list, now read as a copy)
+    assert scores["heldout10"]["plugin"].accuracy >= 0.965
+    assert scores["heldout10"]["plugin"].false_credit <= 1
 
 
 def test_credit_differs_counts_the_reading_errors_that_change_a_score():
