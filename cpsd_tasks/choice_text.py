@@ -300,6 +300,9 @@ def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
 _CONCLUSION = re.compile(r"^答(?!案)|因此|所以|故|综上|可见|答案|应选|选择|指的是|的是|应当是|应是|应为")
 
 
+_WHEN = ("后", "时", "前", "之后", "以后", "之前")
+
+
 def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] = None,
                 labelled: bool = False) -> Optional[frozenset[str]]:
     """Rule f: the option whose own text the answer states (module docstring).
@@ -358,7 +361,9 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
             continue                         # "诉讼时效期间为2年？", "是诈骗罪吗": asked
         plain = _plain(sentence)
         stated = {key: at for key, target in present.items()
-                  if (at := plain.find(target)) >= 0 and not _NEGATED_CONTENT.search(plain[:at])}
+                  if (at := plain.find(target)) >= 0 and not _NEGATED_CONTENT.search(plain[:at])
+                  and not (plain.endswith("在", 0, at) and plain.startswith(_WHEN, at + len(target)))}
+        # ("在解除条件成就后…": the text names a time, it is not stated)
         if len(stated) != 1:
             continue                         # none, or "外孙子女、侄子、侄女及干儿子都可以": several
         key, position = next(iter(stated.items()))

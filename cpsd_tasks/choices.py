@@ -448,7 +448,7 @@ _DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于
 # What a stem asks about, after its question word ("下列哪种情形属于教唆犯?" → "属于教唆犯").
 _ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,16})$")
 # "A选项：<text>，符合题意。": a letter and 选项 as an option's label at a line start.
-_WORD_LABEL = re.compile(r"(?m)^[ \t]*(?P<letter>[A-Z]) ?选项 ?[:：]")
+_WORD_LABEL = re.compile(r"(?m)^[ \t]*(?:(?P<letter>[A-Z]) ?选项|选项 ?(?P<after>[A-Z])) ?[:：]")   # ("选项A：…" too)
 # A header that asserts a verdict on the options listed under it, each on its own line:
 # "因此，下列说法是错误的：\nB: …" (an assertion, "…是错误的："; "下列说法错误的是：" is the question's form).
 _VERDICT_HEADER = re.compile(r"(?m)^[^\n]{0,30}?(?:说法|表述|选项|观点|做法)(?:是|为)(?:(?P<pos>正确|符合(?:相关)?规定)|(?P<neg>错误|不正确|不符合(?:相关)?规定))的[ \t]*[:：][ \t]*$")
@@ -474,7 +474,7 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
     found: dict[str, set[bool]] = {}
     below: dict[str, set[bool]] = {}         # options judged on the line after their own
     for label in (*_LABEL.finditer(text), *_WORD_LABEL.finditer(text)):
-        letter = _label_letter(label) if label.re is _LABEL else label.group("letter")
+        letter = _label_letter(label) if label.re is _LABEL else label.group("letter") or label.group("after")
         target = ctx.targets.get(letter)
         if not target or letter not in ctx.valid:
             continue

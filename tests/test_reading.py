@@ -564,6 +564,8 @@ def test_kinds_found_in_heldout9_round(output, options, question, expected):
     ("正确答案：D\n\n请问：\n\n甲将代为保管的乙的手表据为己有，拒不退还，甲的行为构成何罪？\nA:盗窃罪\nB:诈骗罪\n"
      "正确答案：B", CRIME, CRIME_Q, "D"),                                       # this question re-posed after the answer
     ("甲将代为保管的乙的手表据为己有，拒不退还，甲的行为构成何罪？\nA:盗窃罪\nB:诈骗罪\n正确答案：D", CRIME, CRIME_Q, "D"),
+    ("选项A:" + CA + "是错误的。\n\n选项B:" + CB + "是正确的。", CONTRACT, CONTRACT_WRONG, "A"),   # "选项A:" labels
+    ("选项A: " + CA + "是正确的。\n\n因此，在" + CB + "后，当事人可以追认。", CONTRACT, CONTRACT_WRONG, None),
 ])
 def test_kinds_found_in_heldout10_round(output, options, question, expected):
     assert letters(output, options, question) == expected
