@@ -164,3 +164,25 @@ def test_one_model_through_the_real_cli(corpus, tmp_path, hf_home):
     assert results["cpsd_case_summary"]["rougeL_word,none"] == pytest.approx(sum(rouge) / len(rouge))
     logged = {s["doc"]["id"]: s["reading"]["answer"] for s in run["samples"]["cpsd_police_exam"]}
     assert logged["1-2_000"] == read_choices(outputs["1-2_000"], corpus.questions["1-2_000"]["options"]).letters
+
+
+def test_rouge_l_word_with_the_shared_word_cache_equals_the_metric():
+    """The audit's rougeL_word keeps every text's jieba words for the process (the 500 references
+    recur for all 34 models; 31 % of the hypotheses repeat another); the cache changes no value."""
+    from cpsd_tasks.generation import text_scores
+
+    pairs = [("甲盗窃了乙的手机。", "甲盗窃了乙的手机。"),             # identical: 1.0 by hand
+             ("今天天气很好", "被告人构成诈骗罪"),                     # no shared word: 0.0 by hand
+             ("被告人甲盗窃手机一部，价值3000元。", "甲盗窃乙的手机一部，价值人民币3000元。")]
+    cache: dict = {}
+    for hypothesis, reference in pairs * 2:                               # the second pass reads the cache
+        expected = text_scores(hypothesis, reference)["rougeL_word"]
+        assert audit.rouge_l_word(hypothesis, reference, cache) == pytest.approx(expected, abs=1e-12)
+        assert audit.rouge_l_word(hypothesis, reference) == pytest.approx(expected, abs=1e-12)
+    assert audit.rouge_l_word(*pairs[0], cache) == pytest.approx(1.0)
+    assert audit.rouge_l_word(*pairs[1], cache) == 0.0
+    # an output of punctuation only is no summary (the model's written turn is empty): 0.0
+    assert audit._summary("。") == "" and audit.rouge_l_word(audit._summary("。"), "被告人构成诈骗罪。", cache) == 0.0
+    # ("今天天气很好。" against "被告人构成诈骗罪。" would be 0.25: the full stop is a shared word of four)
+    assert audit.rouge_l_word("今天天气很好。", "被告人构成诈骗罪。") == pytest.approx(0.25, abs=1e-7)
+    assert len(cache) == 5                                               # each distinct text once
