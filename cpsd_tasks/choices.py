@@ -37,7 +37,9 @@ How an output is read (:func:`read_choices`):
       (``例如[正确答案]A``), a retraction or a question after it (``答案：A（不对）``, ``选B吗？``),
       a list of wrong answers (``错误答案：A,B,C``), a declaration inside another option's line
       (``A. 正确答案：B``) and a declared letter that opens a copied option list
-      (``[正确答案]A:三个月;B:五个月;…``);
+      (``[正确答案]A:三个月;B:五个月;…``). When declarations name a polarity and it differs
+      (``错误的说法是：A … 正确的说法是：B``, ``答案：A\n错误的说法是：B、C、D``), those whose polarity
+      is not the one the question's asking clause asks for are dropped;
    b. the whole turn is a letter list (``AC``, ``A、C``, ``b``);
    c. unless the turn restates the option list (two or more different letters used as labels
       ``A:…``/``B.…``), a leading letter list followed by a delimiter (``B. 诈骗罪``,
