@@ -67,6 +67,14 @@ class _Context:
         """The question's last six characters (without punctuation), or ``""``."""
         return self.stem[-6:] if len(self.stem) >= 6 else ""
 
+    @functools.cached_property
+    def keys_by_target(self) -> dict[str, frozenset[str]]:
+        """``{option text as compared: the letters with that text}`` (two options may share one)."""
+        grouped: dict[str, set[str]] = {}
+        for key, target in self.targets.items():
+            grouped.setdefault(target, set()).add(key)
+        return {target: frozenset(keys) for target, keys in grouped.items()}
+
 
 _PLAIN_DROP = re.compile(r"[\s,，。.;；:：、\"“”'‘’!！?？()（）\[\]【】]")
 
@@ -136,8 +144,8 @@ def _joined(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     Dynamic programming from the end (no recursion; O(len × options))."""
     if not plain:
         return None
-    by_length = sorted(set(ctx.targets.values()), key=len, reverse=True)
-    keys = {target: frozenset(key for key, text in ctx.targets.items() if text == target) for target in by_length}
+    keys = ctx.keys_by_target
+    by_length = sorted(keys, key=len, reverse=True)
     tail: list[Optional[frozenset[str]]] = [None] * len(plain) + [frozenset()]
     pieces = [0] * (len(plain) + 1)          # how many texts make up the rest from each position
     for at in range(len(plain) - 1, -1, -1):
@@ -199,10 +207,17 @@ def _guarded_opening(text: str) -> Optional[re.Match]:
 _CLAUSE_END = re.compile(r"[，,；;。：:!！?？\n]")
 
 
+@functools.lru_cache(maxsize=4096)
+def _first_clause(option_text: str) -> str:
+    """An option's first clause, plain ("紧急避险行为，不承担刑事责任" → "紧急避险行为"): what a clause
+    of the answer holds when it states the option."""
+    return _plain(_CLAUSE_END.split(option_text)[0])
+
+
 def _clause_head(sentence: str, option_text: str) -> str:
     """The plain words before an option's text within its clause of ``sentence`` ("但办案机关并未掌握
     这一事实，应当告知公安机关" → "" for option "应当告知公安机关"; "不构成犯罪的是甲…" → "不构成犯罪的是")."""
-    first = _plain(_CLAUSE_END.split(option_text)[0])
+    first = _first_clause(option_text)
     for clause in _CLAUSE_END.split(sentence):
         at = _plain(clause).find(first) if first else -1
         if at >= 0:
@@ -255,7 +270,7 @@ def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             return None                      # "…属于紧急避险行为… 因此构成了重大责任事故罪": which one?
     # "…综上所述，甲的行为不构成诈骗罪": the text negated later, in the same clause (not "如果…不成立，
     # 法院应当…", where the negation ends the clause before)
-    firsts = {_plain(_CLAUSE_END.split(ctx.texts[key])[0]) for key in chosen} - {""}
+    firsts = {_first_clause(ctx.texts[key]) for key in chosen} - {""}
     for clause in _CLAUSE_END.split(text[opening.end():]):
         plain_clause = _plain(clause)
         for first in firsts:

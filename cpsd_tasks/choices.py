@@ -64,6 +64,7 @@ Linear-time: every pattern has one parse per string (no nested quantifiers over 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -207,8 +208,6 @@ def _letters(fragment: str, valid: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-# An option labelled wrong with its text ("错误说法: B: <option B>"), as a list of labelled options
-# does; "错误说法是D" (an answer to "…哪一说法是错误的") is not one.
 # An option's own line calling it wrong after declaring it ("B: 正确答案是B。…因此B是错误的答案。").
 _CALLED_WRONG = re.compile(r"是错误的|错误的答案|错误答案|不正确的答案|是不正确的")
 # A declaration in an option's line that is only supposed ("A: 如果正确答案是A，…", "A: 正确答案是A的可能性不大").
@@ -217,6 +216,8 @@ _HEDGED_AFTER = re.compile(r"[ \t]*(?:的可能性|吗|呢|\?|？|还是|或)")
 # The polarity a weak declaration's head states ("错误的说法是", "正确的是").
 _DECLARED_POLARITY = re.compile(r"(?:(?P<neg>错误|不正确|不对|错)(?:的)?(?:说法|表述|选项|答案)?|(?<![不错])(?:正确|对)(?:的)?(?:说法|表述)?)"
                                 r"(?:的)?(?:是|为|有)?[ \t]*(?:[:：][ \t]*)?$")   # (正确答案, 正确选项: the answer, no polarity)
+# An option labelled wrong with its text ("错误说法: B: <option B>"), as a list of labelled options
+# does; "错误说法是D" (an answer to "…哪一说法是错误的") is not one.
 _WRONG_LABEL = re.compile(r"(?:错误说法|错误答案|错误选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
 _RIGHT_LABEL = re.compile(r"(?:正确答案|正确说法|正确选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
 _BLANKS = re.compile(r"[^\S\n]+")
@@ -282,14 +283,16 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue                         # "错误答案：A,B,C" lists the wrong answers
         if _RETRACTED_RE.match(text, end):
             continue
-        fragment = next(match.group(name) for name in ("list", "lower", "colon_list")
-                        if name in match.re.groupindex and match.group(name) is not None)
-        letters = _letters(fragment, ctx.valid)
+        fragment_name = next(name for name in ("list", "lower", "colon_list")
+                             if name in match.re.groupindex and match.group(name) is not None)
+        letters = _letters(match.group(fragment_name), ctx.valid)
         if not letters:
             continue
+        head_end = match.start(fragment_name)
+        said = _DECLARED_POLARITY.search(text, max(0, head_end - 12), head_end)   # the head's polarity
         if ("colon_list" in match.re.groupindex and match.group("colon_list") is not None
                 and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
-                and not (_DECLARED_POLARITY.search(text, max(0, start - 8), start + 1)
+                and not (said
                          and not re.search(r"下列|以下|哪", text[max(0, start - 16):start])
                          and _plain(text[max(0, start - 8):start]) not in ctx.stem)):
             continue                         # "…下列说法正确的是:A:…": the options copied, from the first
@@ -315,9 +318,6 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue                         # "可能是A也可能是B", "是否为B": a hedge
         found.append(letters)
         after_copy.append(len(_labels(text[previous:start])) >= 2)
-        head_end = match.start(next(name for name in ("list", "lower", "colon_list")
-                                    if name in match.re.groupindex and match.group(name) is not None))
-        said = _DECLARED_POLARITY.search(text, max(0, head_end - 12), head_end)
         polarity.append(None if said is None else said.group("neg") is None)
         numbered += bool(_NUMBERED_LINE.match(text, line_start, start))
         previous = end
@@ -467,12 +467,19 @@ _ASKING = re.compile(r"哪|吗|请问|判断|需要|是否")
 _VERDICT_SENTENCE = re.compile(r"[。；;\n][ \t]*(?:的说法|说法|的表述|表述)?(?:都|均|也)?是?(?:正确|对|错|不正确|符合|不符合)")
 
 
+@functools.lru_cache(maxsize=1024)
+def _predicate(stem: str) -> str:
+    """What the question asks about after its question word, without 是…的 ("下列哪种情形属于教唆犯"
+    → "属于教唆犯", "哪一条是违法的" → "违法"); ``""`` when it has none (:data:`_ASKED`)."""
+    asked = _ASKED.search(stem)
+    return asked.group("asked").removeprefix("是").removesuffix("的") if asked else ""
+
+
 def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
     """Per-option sentences that state an option's own text and then a verdict on it: "A:<text>是
     错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
     教唆犯。" for "下列哪种情形属于教唆犯?": the option answers the question as asked)."""
-    asked = _ASKED.search(ctx.stem)
-    predicate = asked.group("asked").removeprefix("是").removesuffix("的") if asked else None
+    predicate = _predicate(ctx.stem)
     found: dict[str, set[bool]] = {}
     below: dict[str, set[bool]] = {}         # options judged on the line after their own
     for label in (*_LABEL.finditer(text), *_WORD_LABEL.finditer(text)):
@@ -511,9 +518,7 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         for letter, values in below.items():
             found.setdefault(letter, set()).update(values)
     if not found and _VERDICT_SENTENCE.search(text):   # no labels: "<A's text>。正确。\n<B's text>。正确。…"
-        by_text: dict[str, list[str]] = {}
-        for key, target in ctx.targets.items():
-            by_text.setdefault(target, []).append(key)
+        by_text = ctx.keys_by_target
         shortest = min(map(len, by_text), default=0)
         pieces = _SENTENCE_END.split(text)
         for sentence, after in zip(pieces, pieces[1:]):
@@ -560,8 +565,7 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
             verdict[match.group("letter")] = match.group("pos") is not None
         elif not _DENIAL.search(match.group("rest")):
             verdict[match.group("letter")] = not ctx.negative_question   # "因此，选项D李某有权…"
-    asked = _ASKED.search(ctx.stem)
-    predicate = asked.group("asked").removeprefix("是").removesuffix("的") if asked else ""
+    predicate = _predicate(ctx.stem)
     for listed in _LIST_RE.finditer(text):
         match = _VERDICT_TAIL.match(text, listed.end())
         if match is None:
