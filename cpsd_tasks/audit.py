@@ -268,8 +268,8 @@ def model_rows(corpus: Corpus, workers: Optional[int] = None) -> list[dict]:
 
 
 def rouge_l_word(hypothesis: str, reference: str, cache: Optional[dict[str, list[str]]] = None) -> float:
-    """``rougeL_word`` of one pair, as :func:`cpsd_tasks.generation.text_scores` computes it (jieba
-    words, rouge-chinese ROUGE-L F), without the other five metrics.
+    """``rougeL_word`` of one pair (SPEC §4.5), as :func:`cpsd_tasks.generation.text_scores` computes
+    it (jieba words, rouge-chinese ROUGE-L F), without the other five metrics. Raises nothing.
 
     Args:
         hypothesis, reference: the two texts (cleaned here as the metric cleans them).
