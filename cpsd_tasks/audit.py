@@ -228,8 +228,13 @@ def model_rows(corpus: Corpus, workers: Optional[int] = None) -> list[dict]:
 
         global _WORKER_CORPUS
         _WORKER_CORPUS = corpus
-        models = sorted(corpus.outputs)
-        with multiprocessing.get_context("fork").Pool(workers) as pool:   # one model per task: balanced
+        if corpus.summaries:                 # jieba's dictionary loaded once, before the fork, not per worker
+            from cpsd_tasks.generation import jieba_tokenizer
+
+            jieba_tokenizer().initialize()
+        # one model per task, the longest outputs first: no worker is left with a long one at the end
+        models = sorted(corpus.outputs, key=lambda model: -sum(map(len, filter(None, corpus.outputs[model].values()))))
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
             parts = pool.map(_rows_of, [[model] for model in models], chunksize=1)
         _WORKER_CORPUS = None
         order = {model: n for n, model in enumerate(corpus.outputs)}

@@ -241,3 +241,34 @@ def test_warm_up_loads_the_dictionary_in_a_thread_and_changes_no_token():
     assert tokens._reference_tokens.cache_info().hits == 1
     assert tokens.word_tokens("今天天气很好，我们去公园散步。") == before == [
         "今天天气", "很", "好", "，", "我们", "去", "公园", "散步", "。"]
+
+
+def test_word_tokens_cuts_a_recurring_sentence_once_and_gives_jiebas_words():
+    """A sentence that recurs (a looping output) is cut by jieba once; the words are those of a
+    fresh cut, piece by piece, and a piece longer than the cached length is cut every time."""
+    from cpsd_tasks.generation import tokens
+
+    sentence = "今天天气很好，我们去公园散步。"
+    fresh = [part for word in tokens.jieba_tokenizer().cut(sentence) for part in word.split()]
+    long_piece = "民警" * 150 + "。"                     # 301 characters: above the cached length
+    tokens._cached_piece_words.cache_clear()
+    calls = Counter()
+    real_cut = tokens._cut_piece
+
+    def counting(piece):
+        calls[piece] += 1
+        return real_cut(piece)
+
+    tokens._cached_piece_words = tokens.functools.lru_cache(maxsize=1 << 14)(counting)
+    original_cut = tokens._cut_piece
+    tokens._cut_piece = counting
+    try:
+        words = tokens.word_tokens(sentence * 40 + long_piece * 3)
+    finally:
+        tokens._cut_piece = original_cut
+        tokens._cached_piece_words = tokens.functools.lru_cache(maxsize=1 << 14)(original_cut)
+    assert len(long_piece) > tokens._CACHED_PIECE >= len(sentence)
+    assert calls == {sentence: 1, long_piece: 3}
+    long_words = [part for word in tokens.jieba_tokenizer().cut(long_piece) for part in word.split()]
+    assert words == fresh * 40 + long_words * 3
+    assert fresh == ["今天天气", "很", "好", "，", "我们", "去", "公园", "散步", "。"]
