@@ -75,6 +75,18 @@ class _Context:
             grouped.setdefault(target, set()).add(key)
         return {target: frozenset(keys) for target, keys in grouped.items()}
 
+    @functools.cached_property
+    def keys_by_conclusion(self) -> dict[str, frozenset[str]]:
+        """``{last clause: letter}`` for options of two or more clauses whose last clause (plain, at
+        least six characters) ends no other option ("…送给教育局长何某。丁的行为构成诈骗罪" →
+        "丁的行为构成诈骗罪")."""
+        grouped: dict[str, set[str]] = {}
+        for key, text in self.texts.items():
+            clauses = [plain for clause in _CLAUSES.split(normalize(text)) if (plain := _plain(clause))]
+            if len(clauses) >= 2 and len(clauses[-1]) >= 6:
+                grouped.setdefault(clauses[-1], set()).add(key)
+        return {clause: frozenset(keys) for clause, keys in grouped.items() if len(keys) == 1}
+
 
 _PLAIN_DROP = re.compile(r"[\s,，。.;；:：、\"“”'‘’!！?？()（）\[\]【】]")
 
@@ -268,6 +280,9 @@ def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     for key, target in ctx.targets.items():
         if key not in chosen and target in rest and not any(target in own for own in texts):
             return None                      # "…属于紧急避险行为… 因此构成了重大责任事故罪": which one?
+    for clause, keys in ctx.keys_by_conclusion.items() if plain in ctx.keys_by_conclusion else ():
+        if not keys & chosen and clause in rest:
+            return None                      # an opening by a last clause, another option's stated later
     # "…综上所述，甲的行为不构成诈骗罪": the text negated later, in the same clause (not "如果…不成立，
     # 法院应当…", where the negation ends the clause before)
     firsts = {_first_clause(ctx.texts[key]) for key in chosen} - {""}
@@ -287,6 +302,8 @@ def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     whole = _joined(plain, ctx)
     if whole is not None:
         return whole
+    if plain in ctx.keys_by_conclusion:
+        return ctx.keys_by_conclusion[plain]   # "丁的行为构成诈骗罪。": the last clause of one option alone
     stated = [at for target in ctx.targets.values() if (at := plain.find(target)) >= 0]
     if not stated:
         return None
@@ -298,7 +315,7 @@ def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
             verdict = _TEXT_VERDICT.fullmatch(judged.group("verdict"))
             if verdict and (verdict.group("pos") is not None) != ctx.negative_question:
                 return options
-        return None
+        return _asked_words_after(plain, ctx)
     if _head_negated(head, ctx) != ctx.negated_ask:
         return None                          # "不构成犯罪的是…", "错误的是…", "属于…的是…" (for 不属于…)
     joined = _joined(plain[at:], ctx)
@@ -308,6 +325,23 @@ def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     before = ctx.stem[-40:][:asked[-1].start()] if asked else ""
     if head.endswith(_STATED_BY) or (len(head) >= 4 and head[-4:] in before):
         return joined
+    return None
+
+
+def _asked_words_after(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """Options' texts followed by the question's own last words, as asked ("望湖乡政府办公楼建设用地
+    不能取得划拨土地使用权" for "下列哪一建设用地项目不能取得划拨土地使用权?"): those options. The words
+    must be the stem's whole ending, at least four characters, not preceded there by a negation (the
+    question "…不能取得…" is not answered by "…能取得…")."""
+    common = 0
+    while common < min(len(plain), len(ctx.stem)) and plain[-1 - common] == ctx.stem[-1 - common]:
+        common += 1
+    for length in range(common, 3, -1):      # the longest ending first, then shorter (the text may end alike)
+        if ctx.stem[-length - 1:-length] in ("不", "非", "没", "未", "无"):
+            continue
+        options = _joined(plain[:-length], ctx)
+        if options is not None:
+            return options
     return None
 
 
@@ -338,7 +372,8 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
     for key, target in targets.items():
         if target == answer:
             return frozenset({key})
-    if not labelled and any(target in answer for target in targets.values()) and (
+    if not labelled and (any(target in answer for target in targets.values())
+                         or any(clause in answer for clause in ctx.keys_by_conclusion)) and (
             opened := _opening(text, ctx) or _filled(text, ctx)):
         return opened
     # Copied options ("A:外国人", "…的是A:法与宗教…") are not statements: drop each label with its text.

@@ -110,7 +110,7 @@ _HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终
           r"应该是|应当是|应该为|应是|应为|而是|"
           r"(?i:(?:the\s+)?(?:correct\s+|final\s+|right\s+)?(?:answer|option|choice)"
           r"(?:\s+to\s+(?:the|this|your|my)\s+question)?\s+(?:is|would be|should be)|answer))")
-_TAIL = r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*)?"
+_TAIL = r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*)?(?:(?i:option|choice)\s+)?"   # ("…is option D")
 # (The leading lookaheads only make the scan fast: a position whose first character can start no
 # match is skipped at once.)
 _DECLARATION = re.compile(rf"(?=[解最正参标答应故所因我选更改而\sTtCcFfRrAaOo]){_HEADS}{_TAIL}(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
@@ -178,8 +178,14 @@ _LINE_VERDICT = re.compile(
     re.MULTILINE,
 )
 # "A is incorrect." / "Option B is correct" opening a line.
-_ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z])(?: |:[ \t]*)is (?:(?P<pos>correct|right|true)|(?P<neg>incorrect|wrong|false))\b",
+# Also with a subject ("A: The statement is incorrect.", "A: It is not in line with the legal provisions.",
+# "Option B is also not correct"; not "A: The statement that is correct is B").
+_ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z])(?: |:[ \t]*)(?:(?:The|This|It)(?: (?!that\b|which\b|who\b)[a-z]+){0,5} )?"
+                              r"is (?:also )?(?:(?P<pos>correct|right|true|in line with)|(?P<neg>incorrect|wrong|false|not (?:correct|right|true|in line with)))\b"
+                              r"(?! is\b| answer\b)(?P<rest>[^\n]*)",
                               re.MULTILINE)
+# An English verdict line that also maps the option to another letter ("A: The answer is wrong. The correct answer is B.").
+_ENGLISH_MAPPING = re.compile(r"answer is:? \(?[A-Z]\b")
 # A question that asks for the wrong statement ("下列说法错误的是", "哪一项不正确").
 _NEGATIVE_QUESTION = re.compile(r"(?:错误|不正确|不准确|不恰当|不妥当?|不符合|不属于|不成立|不能|不得|不应|不是|不包括|"
                                 r"不具有|不合法|违法|不予|不可以|有误)")
@@ -269,6 +275,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     called_wrong: list[bool] = []            # the rest of such a line calls the option wrong
     previous = 0
     numbered = 0                             # declarations on numbered lines ("17. 答案：A")
+    looped = False
     matches = [(m, True) for m in _DECLARATION.finditer(text)]
     matches += [(m, False) for m in _LABEL_DECLARATION.finditer(text)]
     if not matches:
@@ -287,6 +294,9 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
                              if name in match.re.groupindex and match.group(name) is not None)
         letters = _letters(match.group(fragment_name), ctx.valid)
         if not letters:
+            continue
+        if letters == ctx.valid and len(_LOOP_LETTER.findall(match.group(fragment_name))) > 2 * len(ctx.valid):
+            looped = True                    # "【答案】：【B】【D】【C】【A】【D】【B】…": every letter in a loop, no choice
             continue
         head_end = match.start(fragment_name)
         said = _DECLARED_POLARITY.search(text, max(0, head_end - 12), head_end)   # the head's polarity
@@ -340,7 +350,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             return in_label_lines[-1][1]
         return None                          # "A. 正确答案：B\nB. 正确答案：C…": a mapping, no declaration
     if not found:
-        return None
+        return _NO_ANSWER if looped else None
     keep = [said is None or said != ctx.negated_ask for said in polarity]
     if any(keep) and not all(keep):          # "错误的说法是：A … 正确的说法是：B": the one asked for;
         found = [letters for letters, kept in zip(found, keep) if kept]      # "答案：A\n错误的说法是：B、C、D": A
@@ -353,6 +363,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     return _combine(found, declared=True)    # a template filled for every option, or the last one
 
 
+_LOOP_LETTER = re.compile(r"[A-Z]")
 _ITEM_END = re.compile(r"[;；\n]")
 _NEWLINE = re.compile(r"\n")
 _NUMBERED_LINE = re.compile(r"[ \t]*\d{1,3}[.、)]")
@@ -455,6 +466,7 @@ _WORD_LABEL = re.compile(r"(?m)^[ \t]*(?:(?P<letter>[A-Z]) ?选项|选项 ?(?P<a
 # "因此，下列说法是错误的：\nB: …" (an assertion, "…是错误的："; "下列说法错误的是：" is the question's form).
 _VERDICT_HEADER = re.compile(r"(?m)^[^\n]{0,30}?(?:说法|表述|选项|观点|做法)(?:是|为)(?:(?P<pos>正确|符合(?:相关)?规定)|(?P<neg>错误|不正确|不符合(?:相关)?规定))的[ \t]*[:：][ \t]*$")
 _SENTENCE_END = re.compile(r"[。\n;；]")
+_LAST_CLAUSE = re.compile(r"[，,]")
 # A line that opens with a verdict on the option line above it ("正确答案: 正确。…", "错误。").
 _NEXT_VERDICT = re.compile(r"[ \t]*(?:(?:正确答案|答案|判断|结论)[ \t]*[:：][ \t]*)?(?P<verdict>[^。；;\n]{1,16})(?:[。；;\n]|$)")
 # A sentence that asks instead of stating ("…属于教唆犯？", "…是错误的吗").
@@ -480,6 +492,12 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
     错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
     教唆犯。" for "下列哪种情形属于教唆犯?": the option answers the question as asked)."""
     predicate = _predicate(ctx.stem)
+
+    asked = re.sub(r"^(?:表述|说法|选项|行为|情形|做法|观点)", "", predicate)   # the predicate alone as a verdict
+
+    def predicate_match(rest: str) -> bool:
+        return bool(predicate) and rest.removeprefix("是").removesuffix("的") == predicate
+
     found: dict[str, set[bool]] = {}
     below: dict[str, set[bool]] = {}         # options judged on the line after their own
     for label in (*_LABEL.finditer(text), *_WORD_LABEL.finditer(text)):
@@ -495,6 +513,9 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         if _ASKED_BACK.search(sentence):
             continue                         # "A:<text>属于教唆犯？": asked, not stated
         stated = _plain(sentence)
+        if len(asked) >= 4 and stated == asked:
+            found.setdefault(letter, set()).add(not ctx.negative_question)   # "A:不违反上诉不加刑原则。"
+            continue
         if not stated.startswith(target):
             continue
         rest = stated[len(target):]
@@ -510,9 +531,15 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         if not rest:
             continue
         judged = _TEXT_VERDICT.fullmatch(rest)
+        if not judged and into is found and not predicate_match(rest):
+            # "A: <text>，这是…的职权调整，不属于…的调整范围。": the sentence's last clause judges it
+            last = _plain(_LAST_CLAUSE.split(sentence)[-1])
+            if last and len(last) < len(rest) and rest.endswith(last):
+                judged = _TEXT_VERDICT.fullmatch(last)
+                rest = last
         if judged:
             into.setdefault(letter, set()).add(judged.group("pos") is not None)
-        elif predicate and rest.removeprefix("是").removesuffix("的") == predicate:
+        elif predicate_match(rest):
             into.setdefault(letter, set()).add(not ctx.negative_question)
     if len(below) >= 2:                      # (one bare "正确。" after a copied list judges nothing)
         for letter, values in below.items():
@@ -585,7 +612,8 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
             verdict[letter] = match.group("pos") is not None
     line_verdicts: dict[str, set[bool]] = {letter: set(values) for letter, values in text_verdicts.items()}
     for match in _ENGLISH_VERDICT.finditer(text):
-        line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
+        if not _ENGLISH_MAPPING.search(match.group("rest")):
+            line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
     for match in _LINE_VERDICT.finditer(text):
         letter = match.group("letter")
         if match.group("number"):           # "1. <option A's text> 正确答案": numbered options

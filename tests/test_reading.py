@@ -583,6 +583,52 @@ LAW4 = {"A": "第一条", "B": "第二条", "C": "第三条", "D": "第四条"}
 YEARS = {"A": "2年", "B": "3年", "C": "4年", "D": "20年"}
 
 
+LAND = {"A": "望湖乡政府办公楼建设用地", "B": "西关镇人民医院建设用地", "C": "南湖别墅区通往南山镇的道路建设用地",
+        "D": "民办北岭大学校区扩建用地"}
+LAND_Q = "依据有关法律规定，下列哪一建设用地项目不能取得划拨土地使用权?"
+FRAUD = {"A": "甲用假币到电器商场购买手机，甲的行为构成诈骗罪", "B": "乙将受托送交的手表据为己有", "C": "丙收取会务费后潜逃",
+         "D": "丁为孩子升学，买了一辆假冒某名牌的摩托车送给教育局长何某。丁的行为构成诈骗罪"}
+LICENCE = {"A": "司法局发给李某律师执业证", "B": "工商局颁发营业执照", "C": "教育部审批拨款", "D": "地质厅给予采矿登记"}
+LICENCE_Q = "下列各项中哪项不属于行政许可法的调整范围?"
+APPEAL_RULE_Q = "在第二审案件的裁判中，下列哪一个表述不违反上诉不加刑原则:"
+LOOP = "".join("【" + letter + "】" for letter in "BDCA" * 5)
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # kinds found on the graded set's remaining errors and on heldout11 (read once, 0.947, before any was built)
+    ("【答案】：" + LOOP, PEOPLE, None, None),                        # every letter in a loop after one slot
+    ("【答案】：" + "【B】【C】【D】" * 6, PEOPLE, None, "BCD"),          # a loop of some letters: those
+    ("答案：A\n【答案】：" + LOOP, PEOPLE, None, "A"),                   # a declaration before the loop stands
+    ("In conclusion, the correct answer is option D.", PEOPLE, None, "D"),
+    ("Option A is incorrect.\nOption B is also incorrect.\nIn conclusion, the correct answer is Option C.",
+     PEOPLE, "下列哪一选项是错误的?", "C"),                                # the declaration, not the verdicts
+    ("Option A is incorrect.\nOption B is also incorrect.\nOption C is partially correct.", PEOPLE,
+     "下列哪一选项是错误的?", "AB"),                                       # "is also incorrect" is a verdict too
+    ("the answer is optional", PEOPLE, None, None),
+    ("A: The statement is incorrect. It should read…\nB: The statement is correct.\n"
+     "C: The description of the land tenure is incorrect.\nD: It is not in line with the legal provisions.",
+     PEOPLE, "下列表述不正确的是", "ACD"),
+    ("A: The statement is incorrect.\nB: The statement is correct.", PEOPLE, "下列表述正确的是", "B"),
+    ("A: The statement that is correct is B.\nB: The statement that is correct is B.", PEOPLE, "下列表述正确的是", None),
+    ("A: The answer is wrong. The correct answer is B.\nB: The answer is wrong. The correct answer is A.", PEOPLE,
+     "下列哪一选项是错误的?", None),                                       # a mapping, not verdicts
+    ("丁的行为构成诈骗罪。", FRAUD, "下列哪一选项是正确的?", "D"),        # one option's own last clause, alone
+    ("甲的行为构成诈骗罪。", FRAUD, "下列哪一选项是正确的?", "A"),
+    ("丁的行为不构成诈骗罪。", FRAUD, "下列哪一选项是正确的?", None),
+    ("丁的行为构成诈骗罪。甲的行为构成诈骗罪。", FRAUD, "下列哪一选项是正确的?", None),
+    ("丁的行为构成诈骗罪吗？", FRAUD, "下列哪一选项是正确的?", None),
+    ("望湖乡政府办公楼建设用地不能取得划拨土地使用权。", LAND, LAND_Q, "A"),   # text + the question's last words
+    ("望湖乡政府办公楼建设用地能取得划拨土地使用权。", LAND, LAND_Q, None),     # not as asked
+    ("A: 司法局发给李某律师执业证，这是司法部门的职权，不属于行政许可法的调整范围。\n"
+     "B: 工商局颁发营业执照，这是行政部门的职权，属于行政许可法的调整范围。", LICENCE, LICENCE_Q, "A"),
+    ("A: 司法局发给李某律师执业证，这是司法部门的职权，是错误的。\nB: 工商局颁发营业执照，是正确的。",
+     LICENCE, "下列说法正确的是", "B"),                                    # a last clause that is a verdict
+    ("A:不违反上诉不加刑原则。\nB:违反上诉不加刑原则。\nC:不违反上诉不加刑原则。", PEOPLE, APPEAL_RULE_Q, "AC"),
+])
+def test_kinds_found_in_heldout11_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
+
+
 @pytest.mark.parametrize("output, options, question, expected", [
     # found by breaking this session's rules on purpose (third round): each row read an answer the
     # output does not give (false credit) before the fix, or shows the fix keeps a real answer
