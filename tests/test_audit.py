@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 11))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 12))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 3510
-    assert plugin.right >= 3456 and plugin.false_credit <= 6 and plugin.wrong_letters <= 10
-    assert plugin.credit_differs <= 11                                  # reading errors that change a score
-    assert rule.right < 1850 and rule.credit_differs >= 190            # LawBench's rule: 0.506, 212
+    assert plugin.n == 3810
+    assert plugin.right >= 3753 and plugin.false_credit <= 7 and plugin.wrong_letters <= 9
+    assert plugin.credit_differs <= 13                                  # reading errors that change a score
+    assert rule.right < 1950 and rule.credit_differs >= 200            # LawBench's rule: 0.507, 223
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
         assert scores[name]["plugin"].accuracy >= 0.98, name          # used to build the reader
         assert scores[name]["plugin"].false_credit == 0, name
@@ -72,6 +72,12 @@ def test_reading_against_the_graded_set(corpus):
     # a "答案：A、<text>;B、<text>…" list, now read as a copy)
     assert scores["heldout10"]["plugin"].accuracy >= 0.965
     assert scores["heldout10"]["plugin"].false_credit <= 1
+    # heldout11 (first read, unseen: 0.947, 4 false credits, the same with this session's first rules;
+    # graders agreed on 296 of 300): the false credits are an answer under a generic re-posed question,
+    # a loop of answer slots (C, A, C, D, …), one answer after each of many copies of the question, and
+    # a line "…的异议是<C's text>" among lines that differ
+    assert scores["heldout11"]["plugin"].accuracy >= 0.96
+    assert scores["heldout11"]["plugin"].false_credit <= 4
 
 
 def test_credit_differs_counts_the_reading_errors_that_change_a_score():
