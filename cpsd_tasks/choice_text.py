@@ -78,14 +78,16 @@ class _Context:
     @functools.cached_property
     def keys_by_conclusion(self) -> dict[str, frozenset[str]]:
         """``{last clause: letter}`` for options of two or more clauses whose last clause (plain, at
-        least six characters) ends no other option ("…送给教育局长何某。丁的行为构成诈骗罪" →
+        least six characters) is in no other option ("…送给教育局长何某。丁的行为构成诈骗罪" →
         "丁的行为构成诈骗罪")."""
         grouped: dict[str, set[str]] = {}
         for key, text in self.texts.items():
             clauses = [plain for clause in _CLAUSES.split(normalize(text)) if (plain := _plain(clause))]
             if len(clauses) >= 2 and len(clauses[-1]) >= 6:
                 grouped.setdefault(clauses[-1], set()).add(key)
-        return {clause: frozenset(keys) for clause, keys in grouped.items() if len(keys) == 1}
+        plain_texts = {key: _plain(normalize(text)) for key, text in self.texts.items()}
+        return {clause: frozenset(keys) for clause, keys in grouped.items() if len(keys) == 1
+                and not any(clause in plain_texts[key] for key in self.texts if key not in keys)}
 
 
 _PLAIN_DROP = re.compile(r"[\s,，。.;；:：、\"“”'‘’!！?？()（）\[\]【】]")
@@ -199,8 +201,11 @@ _OPENING_HEDGE = re.compile(r"吗|呢|是否|能否|是不是|可能|也许|或�
 # A verdict against what was just said, opening the next sentence ("这一说法错误", "以上回答是错误的",
 # "不对"), or inside a sentence after a statement (", 这种说法是错误的").
 _RETRACTION = re.compile(r"错误|不对|不正确|有误|不成立|并非如此")
-_RETRACTED = re.compile(r"[ \t]*(?:但|但是)?(?:这一?|该|此|以上|上述|这种|此种)?(?:说法|表述|观点|回答|答案|结论)?(?:是|为)?"
-                        r"(?:错误|不对|不正确|有误|不成立|并非如此)")
+_RETRACTED = re.compile(r"[ \t]*(?:但|但是)?(?:这一?|这个|该|此|以上|上述|这种|此种)?(?:说法|表述|观点|回答|答案|结论)?(?:其实|实际上)?(?:并)?(?:是|为)?"
+                        r"(?:错误|不对|不正确|有误|不成立|并非如此)|[ \t]*(?:对吗|是吗|对不对|是不是|正确吗)")
+# Words dropped to compare a later clause with an option's last clause loosely ("丁的行为不构成诈骗罪",
+# "甲的行为也构成诈骗罪"): only to veto an opening, never to read one.
+_LOOSE = re.compile(r"并未|并非|没有|不|未|也|都|亦")
 # A negation right before a text ("不构成", "不能构成", "并未构成", "不应认定为").
 _NEGATED_BEFORE = re.compile(r"(?:不|非|没有?|未|无需|无须|并未|并非)(?:能|应|会|再|得|应当|一定)?"
                              r"(?:构成|成立|属于|是|认定为|定为|认定|以|为)?$")
@@ -280,12 +285,17 @@ def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     for key, target in ctx.targets.items():
         if key not in chosen and target in rest and not any(target in own for own in texts):
             return None                      # "…属于紧急避险行为… 因此构成了重大责任事故罪": which one?
-    for clause, keys in ctx.keys_by_conclusion.items() if plain in ctx.keys_by_conclusion else ():
-        if not keys & chosen and clause in rest:
-            return None                      # an opening by a last clause, another option's stated later
+    if plain in ctx.keys_by_conclusion:      # an opening by an option's last clause ("丁的行为构成诈骗罪。")
+        loose = _LOOSE.sub("", rest)
+        if loose.count(plain) > rest.count(plain):
+            return None                      # negated later ("…综上所述，丁的行为不构成诈骗罪"), or hedged
+        if any(not keys & chosen and clause in loose for clause, keys in ctx.keys_by_conclusion.items()):
+            return None                      # another option's stated later ("甲的行为也构成诈骗罪")
     # "…综上所述，甲的行为不构成诈骗罪": the text negated later, in the same clause (not "如果…不成立，
     # 法院应当…", where the negation ends the clause before)
     firsts = {_first_clause(ctx.texts[key]) for key in chosen} - {""}
+    if plain in ctx.keys_by_conclusion:
+        firsts.add(plain)                    # (an opening by an option's last clause: that clause)
     for clause in _CLAUSE_END.split(text[opening.end():]):
         plain_clause = _plain(clause)
         for first in firsts:
@@ -336,12 +346,18 @@ def _asked_words_after(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     common = 0
     while common < min(len(plain), len(ctx.stem)) and plain[-1 - common] == ctx.stem[-1 - common]:
         common += 1
+    tried = 0
     for length in range(common, 3, -1):      # the longest ending first, then shorter (the text may end alike)
         if ctx.stem[-length - 1:-length] in ("不", "非", "没", "未", "无"):
             continue
+        if not plain.endswith(tuple(ctx.keys_by_target), 0, len(plain) - length):
+            continue                         # (only where an option's text ends)
         options = _joined(plain[:-length], ctx)
         if options is not None:
             return options
+        tried += 1
+        if tried == 4:                       # (_joined runs at most 5 times: linear in the opening)
+            break
     return None
 
 

@@ -131,6 +131,14 @@ _RETRACTED_RE = re.compile(r" ?[(（]? ?(?:(?:都|均|全|也)?(?:不对|错了)
 _SKIP_BEFORE = re.compile(r"(?:不|非|排除|错选|误选|(?<!错)误|别|不能|不会|不应|不要|不可|例如|比如|譬如|例|如|e\.g\.|for example"
                           r"|(?:其他|其余|各|每个)选项的|format|格式(?:为|是|如下)?[:：]?) ?$",
                           re.IGNORECASE)
+# Before an English declaration, in its sentence: a supposition, a doubt, a denial or someone else's view
+# ("If the correct answer is B", "I doubt the answer is B", "It is not true that…", "Many think…").
+_ENGLISH_HEDGE = re.compile(r"(?i)\b(?:if|whether|unless|suppose|supposing|assume|assuming|doubt|not true|not that"
+                            r"|(?:many|some|others|people|students)\s+(?:\w+\s+)?(?:think|believe|say|claim))\b")
+# Where the clause of a declaration starts, at most 80 characters before it (the last punctuation, or there).
+_CLAUSE_START = re.compile(r"(?:[\s\S]*[.,;:!?\n，。；：！？])?")
+# After an English declared letter: a condition ("… is option D only if the contract is void").
+_ENGLISH_CONDITION = re.compile(r"(?i)[ \t]*(?:only (?:if|when)|,[ \t]*(?:only )?(?:if|unless))\b")
 # Before a weak declaration ("是A", "为B"): a hedge or a question, not an answer ("可能是A", "是否为B").
 _HEDGE_BEFORE = re.compile(r"(?:还|可能|也许|或许|是否|是不是|如果|假如|若)$")
 _WRONG_LIST = re.compile(r"(?:错误|不正确|错的) ?$")
@@ -180,12 +188,17 @@ _LINE_VERDICT = re.compile(
 # "A is incorrect." / "Option B is correct" opening a line.
 # Also with a subject ("A: The statement is incorrect.", "A: It is not in line with the legal provisions.",
 # "Option B is also not correct"; not "A: The statement that is correct is B").
-_ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z])(?: |:[ \t]*)(?:(?:The|This|It)(?: (?!that\b|which\b|who\b)[a-z]+){0,5} )?"
+_ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z])(?: |:[ \t]*)"
+                              r"(?:(?:It|This|The (?:statement|answer|option|choice|description|claim|view|opinion|expression|assertion)"
+                              r"(?: of(?: [a-z]+){1,3})?) )?"
                               r"is (?:also )?(?:(?P<pos>correct|right|true|in line with)|(?P<neg>incorrect|wrong|false|not (?:correct|right|true|in line with)))\b"
                               r"(?! is\b| answer\b)(?P<rest>[^\n]*)",
                               re.MULTILINE)
-# An English verdict line that also maps the option to another letter ("A: The answer is wrong. The correct answer is B.").
-_ENGLISH_MAPPING = re.compile(r"answer is:? \(?[A-Z]\b")
+# What makes an English verdict line no verdict: it maps the option to another letter ("A: The answer is
+# wrong. The correct answer is B.", "The right choice is C"), asks ("…is correct?"), supposes ("…correct
+# if …") or turns ("Wait, actually it is correct").
+_ENGLISH_NO_VERDICT = re.compile(r"(?:answer|choice|option)(?: is| should be| would be):? \(?[A-Z]\b|^ ?\?|^,? (?:only )?(?:if|when|unless|in principle)\b"
+                                 r"|\b(?:actually|wait)\b", re.IGNORECASE)
 # A question that asks for the wrong statement ("下列说法错误的是", "哪一项不正确").
 _NEGATIVE_QUESTION = re.compile(r"(?:错误|不正确|不准确|不恰当|不妥当?|不符合|不属于|不成立|不能|不得|不应|不是|不包括|"
                                 r"不具有|不合法|违法|不予|不可以|有误)")
@@ -295,7 +308,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         letters = _letters(match.group(fragment_name), ctx.valid)
         if not letters:
             continue
-        if letters == ctx.valid and len(_LOOP_LETTER.findall(match.group(fragment_name))) > 2 * len(ctx.valid):
+        if letters == ctx.valid and len(_LOOP_LETTER.findall(match.group(fragment_name))) >= 2 * len(ctx.valid):
             looped = True                    # "【答案】：【B】【D】【C】【A】【D】【B】…": every letter in a loop, no choice
             continue
         head_end = match.start(fragment_name)
@@ -326,6 +339,10 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue
         if not strong and _HEDGE_BEFORE.search(text, max(0, start - 4), start):
             continue                         # "可能是A也可能是B", "是否为B": a hedge
+        if strong and text[start:start + 1].isascii() and (
+                _ENGLISH_HEDGE.search(text, _CLAUSE_START.search(text, max(0, start - 80), start).end(), start)
+                or _ENGLISH_CONDITION.match(text, end)):
+            continue                         # "If the correct answer is option D, …", "… is D only if …"
         found.append(letters)
         after_copy.append(len(_labels(text[previous:start])) >= 2)
         polarity.append(None if said is None else said.group("neg") is None)
@@ -467,6 +484,7 @@ _WORD_LABEL = re.compile(r"(?m)^[ \t]*(?:(?P<letter>[A-Z]) ?选项|选项 ?(?P<a
 _VERDICT_HEADER = re.compile(r"(?m)^[^\n]{0,30}?(?:说法|表述|选项|观点|做法)(?:是|为)(?:(?P<pos>正确|符合(?:相关)?规定)|(?P<neg>错误|不正确|不符合(?:相关)?规定))的[ \t]*[:：][ \t]*$")
 _SENTENCE_END = re.compile(r"[。\n;；]")
 _LAST_CLAUSE = re.compile(r"[，,]")
+_SUPPOSED = re.compile(r"假如|如果|假设|若|说法|表述|观点")
 # A line that opens with a verdict on the option line above it ("正确答案: 正确。…", "错误。").
 _NEXT_VERDICT = re.compile(r"[ \t]*(?:(?:正确答案|答案|判断|结论)[ \t]*[:：][ \t]*)?(?P<verdict>[^。；;\n]{1,16})(?:[。；;\n]|$)")
 # A sentence that asks instead of stating ("…属于教唆犯？", "…是错误的吗").
@@ -532,10 +550,10 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
             continue
         judged = _TEXT_VERDICT.fullmatch(rest)
         if not judged and into is found and not predicate_match(rest):
-            # "A: <text>，这是…的职权调整，不属于…的调整范围。": the sentence's last clause judges it
+            # "A: <text>，这是…的职权调整，不属于…的调整范围。": the sentence's last clause is the predicate
             last = _plain(_LAST_CLAUSE.split(sentence)[-1])
-            if last and len(last) < len(rest) and rest.endswith(last):
-                judged = _TEXT_VERDICT.fullmatch(last)
+            if (last and len(last) < len(rest) and rest.endswith(last) and predicate_match(last)
+                    and not _SUPPOSED.search(rest)):
                 rest = last
         if judged:
             into.setdefault(letter, set()).add(judged.group("pos") is not None)
@@ -612,7 +630,7 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
             verdict[letter] = match.group("pos") is not None
     line_verdicts: dict[str, set[bool]] = {letter: set(values) for letter, values in text_verdicts.items()}
     for match in _ENGLISH_VERDICT.finditer(text):
-        if not _ENGLISH_MAPPING.search(match.group("rest")):
+        if not _ENGLISH_NO_VERDICT.search(match.group("rest")):
             line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
     for match in _LINE_VERDICT.finditer(text):
         letter = match.group("letter")

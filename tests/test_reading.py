@@ -429,6 +429,18 @@ def test_readers_stay_linear_on_inputs_that_were_quadratic(name):
     assert growth_ratio(_read_everything, SLOW_ONCE[name], 5000) < BOUND
 
 
+def test_text_followed_by_the_questions_words_stays_linear_with_a_long_question():
+    """An opening compared with the question's last words (options' texts, then the stem's ending):
+    when both end in one repeated character every split was tried, O(opening × stem) (8.8 s for
+    16,000 characters after a 300-character ending); at most five are tried now. Output and
+    question grow together here, so the old cost shows as quadratic growth."""
+    from growth import BOUND, growth_ratio
+
+    people = {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}
+    assert growth_ratio(lambda pair: read_choices(pair[0], people, pair[1]),
+                        lambda n: ("甲" * n, "下列哪一项" + "甲" * (n // 4)), 2000) < BOUND
+
+
 @pytest.mark.parametrize("output, expected", [
     # found by breaking the reader on purpose (false credit before)
     ("抱歉，我无法判断是A还是B", None),
@@ -622,10 +634,48 @@ LOOP = "".join("【" + letter + "】" for letter in "BDCA" * 5)
     ("A: 司法局发给李某律师执业证，这是司法部门的职权，不属于行政许可法的调整范围。\n"
      "B: 工商局颁发营业执照，这是行政部门的职权，属于行政许可法的调整范围。", LICENCE, LICENCE_Q, "A"),
     ("A: 司法局发给李某律师执业证，这是司法部门的职权，是错误的。\nB: 工商局颁发营业执照，是正确的。",
-     LICENCE, "下列说法正确的是", "B"),                                    # a last clause that is a verdict
+     LICENCE, "下列说法正确的是", "B"),                    # a bare verdict judges the text right before it only
     ("A:不违反上诉不加刑原则。\nB:违反上诉不加刑原则。\nC:不违反上诉不加刑原则。", PEOPLE, APPEAL_RULE_Q, "AC"),
 ])
 def test_kinds_found_in_heldout11_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
+
+
+CHAIN = {"A": "乙的行为构成盗窃罪，甲无罪", "B": "甲的行为构成诈骗罪，乙的行为构成侵占罪", "C": "甲乙均无罪",
+         "D": "甲的行为构成抢劫罪，乙的行为构成盗窃罪"}
+LICENCE_B = "\nB: 工商局颁发营业执照，这是行政部门的职权，属于行政许可法的调整范围。"
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # found by breaking the heldout11 rules on purpose (fourth round): each row read a letter the
+    # output does not commit to before the fix
+    ("【答案】：【B】【D】【C】【A】【B】【D】【C】【A】", PEOPLE, None, None),     # two rounds are a loop already
+    ("It is not true that the correct answer is option D.", PEOPLE, None, None),
+    ("If the correct answer is option D, then B must be wrong.", PEOPLE, None, None),
+    ("I doubt the correct answer is option D.", PEOPLE, None, None),
+    ("Many think the correct answer is option D, but it is actually B.", PEOPLE, None, None),   # (B: not read)
+    ("The correct answer is option D only if the contract is void, which it is not.", PEOPLE, None, None),
+    ("I would advise that the correct answer would be C: 丙.", PEOPLE, None, "C"),   # "if" in an earlier clause only
+    ("A: The statement is incorrect. The right choice is B.\nB: The statement is incorrect. The right choice is C.",
+     PEOPLE, "下列哪一选项是错误的?", None),
+    ("A: The statement is incorrect; the answer should be B.\nB: The statement is incorrect; the answer should be C.",
+     PEOPLE, "下列哪一选项是错误的?", None),
+    ("A: The statement is incorrect. Wait, actually it is correct.\nB: The statement is correct.", PEOPLE,
+     "下列哪一选项是错误的?", None),
+    ("A: This is correct if the contract is void, otherwise incorrect.\nB: This is incorrect.", PEOPLE, "下列表述正确的是", None),
+    ("A: The law is correct in principle.\nB: The lawyer is correct.", PEOPLE, "下列表述正确的是", None),   # other subjects
+    ("丁的行为构成诈骗罪。理由如下：丁送的是假冒摩托车。综上所述，丁的行为不构成诈骗罪，而构成行贿罪。", FRAUD,
+     "下列哪一选项是正确的?", None),
+    ("丁的行为构成诈骗罪。这个说法其实是错误的。", FRAUD, "下列哪一选项是正确的?", None),
+    ("丁的行为构成诈骗罪。对吗？", FRAUD, "下列哪一选项是正确的?", None),
+    ("丁的行为构成诈骗罪。甲的行为也构成诈骗罪。", FRAUD, "下列哪一选项是正确的?", None),
+    ("乙的行为构成盗窃罪。", CHAIN, "下列说法正确的是", None),              # D's last clause is A's first clause
+    ("望湖乡政府办公楼建设用地不能取得划拨土地使用权。对吗？", LAND, LAND_Q, None),
+    ("望湖乡政府办公楼建设用地不能取得划拨土地使用权。这一结论并不成立。", LAND, LAND_Q, None),
+    ("A: 司法局发给李某律师执业证，不属于行政许可法的调整范围的说法，是错误的。" + LICENCE_B, LICENCE, LICENCE_Q, None),
+    ("A: 司法局发给李某律师执业证，假如没有法律授权，不属于行政许可法的调整范围。" + LICENCE_B, LICENCE, LICENCE_Q, None),
+])
+def test_breaker_findings_fourth_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
