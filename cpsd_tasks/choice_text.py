@@ -231,11 +231,15 @@ def _first_clause(option_text: str) -> str:
     return _plain(_CLAUSE_END.split(option_text)[0])
 
 
-def _clause_head(sentence: str, option_text: str) -> str:
+_COMMA = re.compile(r"[，,；;]")
+
+
+def _clause_head(sentence: str, option_text: str, ends: re.Pattern = _CLAUSE_END) -> str:
     """The plain words before an option's text within its clause of ``sentence`` ("但办案机关并未掌握
-    这一事实，应当告知公安机关" → "" for option "应当告知公安机关"; "不构成犯罪的是甲…" → "不构成犯罪的是")."""
+    这一事实，应当告知公安机关" → "" for option "应当告知公安机关"; "不构成犯罪的是甲…" → "不构成犯罪的是").
+    Clauses end at ``ends`` (:data:`_COMMA`: a colon does not end one, "不正确的说法是：<text>")."""
     first = _first_clause(option_text)
-    for clause in _CLAUSE_END.split(sentence):
+    for clause in ends.split(sentence):
         at = _plain(clause).find(first) if first else -1
         if at >= 0:
             return _plain(clause)[:at]
@@ -437,7 +441,8 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
         if (_NEGATED_BEFORE.search(head) and not ctx.negated_ask) or _head_negated(
                 _clause_head(sentence, ctx.texts[key]), ctx) > ctx.negated_ask:
             continue                         # "不应当承担赔偿责任的是甲", "错误的是<text>"
-        if (head.endswith(("是", "为")) or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
+        if (_clause_head(sentence, ctx.texts[key], _COMMA).endswith(("是", "为"))
+                or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
                 or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
             named.add(key)                   # "…注册资本的35%": the option completes the question
     return frozenset(named) if len(named) == 1 else None

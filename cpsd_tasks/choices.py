@@ -944,6 +944,10 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         if marker is not None:
             answer = _read_turn(turn[:marker.start()], ctx)
             first = index if answer else None
+            if not answer and index == 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
+                # "正确答案：<eoa>A<eop>…请阅读以下文本并回答问题…": the marker inside the answer's sentence
+                answer = _read_turn(pieces[0] + turn[:marker.start()], ctx)
+                first = 0 if answer else None
             stopped = True
             break
         # "…?<eoa>:<option A's text>;<eoa>:<option B's text>…": an end marker where a label was

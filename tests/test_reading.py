@@ -679,6 +679,26 @@ def test_breaker_findings_fourth_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
+ARSON = {"A": "赵某与王某成立共同犯罪", "B": "赵某、王某成立放火罪", "C": "赵某、王某成立放火罪与保险诈骗罪，数罪并罚",
+         "D": "赵某、王某不成立保险诈骗罪"}
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # kinds found on heldout12 (read once, 0.970, before any of them was built)
+    ("正确答案：C\n\n解释：……\n\n请阅读以下文本并回答问题：\n\n【大作文】……\nA: 互联网+教育\nB: 互联网+医疗\n\n答案：A",
+     PEOPLE, None, "C"),                                    # an invented exercise after the answer
+    ("正确答案：<eoa>A<eop>\n\n解释：……\n\n请阅读以下文本并回答问题：\n\n【 文本】……答案：B", PEOPLE, None, "A"),
+    ("正确答案是：<eoa>。\n\n请阅读以下文本并回答问题：\n\n……答案：A", PEOPLE, None, None),   # only the invented one answers
+    # "行为,<text>": 为 ends the word 行为 in another clause, it is no copula before the text
+    ("因为他们合谋骗取保险金，符合放火罪的构成要件，是为了骗取保险金的行为,赵某、王某不成立保险诈骗罪。", ARSON,
+     "则下列说法不正确的是:", None),
+    ("不正确的说法是：赵某、王某不成立保险诈骗罪。\n\n根据刑法……", ARSON, "则下列说法不正确的是:", "D"),   # 是：<text>
+    ("根据刑法，赵某的行为是赵某、王某不成立保险诈骗罪。", ARSON, "则下列说法不正确的是:", "D"),
+])
+def test_kinds_found_in_heldout12_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
+
+
 @pytest.mark.parametrize("output, options, question, expected", [
     # found by breaking this session's rules on purpose (third round): each row read an answer the
     # output does not give (false credit) before the fix, or shows the fix keeps a real answer
