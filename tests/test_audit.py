@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 12))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 13))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 3810
-    assert plugin.right >= 3753 and plugin.false_credit <= 7 and plugin.wrong_letters <= 9
-    assert plugin.credit_differs <= 13                                  # reading errors that change a score
-    assert rule.right < 1950 and rule.credit_differs >= 200            # LawBench's rule: 0.507, 223
+    assert plugin.n == 4110
+    assert plugin.right >= 4046 and plugin.false_credit <= 9 and plugin.wrong_letters <= 12
+    assert plugin.credit_differs <= 14                                  # reading errors that change a score
+    assert rule.right < 2100 and rule.credit_differs >= 220            # LawBench's rule: 0.508, 242
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
         assert scores[name]["plugin"].accuracy >= 0.98, name          # used to build the reader
         assert scores[name]["plugin"].false_credit == 0, name
@@ -78,6 +78,11 @@ def test_reading_against_the_graded_set(corpus):
     # a line "…的异议是<C's text>" among lines that differ
     assert scores["heldout11"]["plugin"].accuracy >= 0.96
     assert scores["heldout11"]["plugin"].false_credit <= 4
+    # heldout12 (first read, unseen: 0.970, 3 false credits, after this round's rules; graders agreed
+    # on 299 of 300): an answer under a re-posed <|Human|> question, one under options the model
+    # rewrote itself (both still read), and an invented "请阅读以下文本并回答问题" exercise (fixed)
+    assert scores["heldout12"]["plugin"].accuracy >= 0.975
+    assert scores["heldout12"]["plugin"].false_credit <= 2
 
 
 def test_credit_differs_counts_the_reading_errors_that_change_a_score():
