@@ -12,7 +12,9 @@ verdict gave a letter). It reads, in this order:
    options with labels): the turn's first sentence is an option's text, states options' texts
    after 构成/属于/是 (``…的行为构成挪用资金罪、金融凭证诈骗罪``, several texts joined by 和/及/与/并:
    :func:`_joined`) or after the question's own words (``女儿应向张某偿还50万元`` for
-   ``女儿应向张某偿还多少钱?``), writes the question's sentence out with a text in its blank
+   ``女儿应向张某偿还多少钱?``), states texts followed by the question's last words as asked
+   (:func:`_asked_words_after`), is one option's own last clause alone (``丁的行为构成诈骗罪。``:
+   :attr:`_Context.keys_by_conclusion`), writes the question's sentence out with a text in its blank
    (``…经县级以上地方税务局批准，可以…`` for ``…经()批准，可以…``), or calls texts right (wrong when the
    question asks for the wrong one). Not a statement: a question, a hedge or a supposition
    (``是否构成…？``, ``可能…``, ``假设…``, ``有人认为…``), a negation before the text (``不能构成…``), an
@@ -77,7 +79,7 @@ class _Context:
 
     @functools.cached_property
     def keys_by_conclusion(self) -> dict[str, frozenset[str]]:
-        """``{last clause: letter}`` for options of two or more clauses whose last clause (plain, at
+        """``{last clause: its letter}`` for options of two or more clauses whose last clause (plain, at
         least six characters) is in no other option ("…送给教育局长何某。丁的行为构成诈骗罪" →
         "丁的行为构成诈骗罪")."""
         grouped: dict[str, set[str]] = {}

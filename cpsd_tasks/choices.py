@@ -37,7 +37,10 @@ How an output is read (:func:`read_choices`):
       (``例如[正确答案]A``), a retraction or a question after it (``答案：A（不对）``, ``选B吗？``),
       a list of wrong answers (``错误答案：A,B,C``), a declaration inside another option's line
       (``A. 正确答案：B``) and a declared letter that opens a copied option list
-      (``[正确答案]A:三个月;B:五个月;…``). When declarations name a polarity and it differs
+      (``[正确答案]A:三个月;B:五个月;…``), an English one supposed, doubted, denied or someone
+      else's view (``If the correct answer is option D``, ``Many think …``) or under ``only if``, and
+      one answer slot followed by a loop of every letter (``【答案】：【B】【D】【C】【A】【B】…``: no
+      answer). When declarations name a polarity and it differs
       (``错误的说法是：A … 正确的说法是：B``, ``答案：A\n错误的说法是：B、C、D``), those whose polarity
       is not the one the question's asking clause asks for are dropped;
    b. the whole turn is a letter list (``AC``, ``A、C``, ``b``);
@@ -45,12 +48,13 @@ How an output is read (:func:`read_choices`):
       ``A:…``/``B.…``), a leading letter list followed by a delimiter (``B. 诈骗罪``,
       ``b. 诈骗罪``) or a single letter used as a label (``…的行为属于D:犯意表示``);
    d. verdicts next to letters (``只有选项B是对的``, ``A项错误，B项正确``, ``A: 正确。\\nC: 正确。``,
-      ``因此，A选项是正确的答案``): the letters judged correct, or judged wrong when the question
-      asks for the wrong statement (``…错误的是``);
+      ``因此，A选项是正确的答案``, ``A: The statement is incorrect.``, an option's line ending in the
+      question's own predicate or holding only it): the letters judged correct, or judged wrong
+      when the question asks for the wrong statement (``…错误的是``);
    e. the last line that is only a letter list;
    f. the option's own text (:mod:`cpsd_tasks.choice_text`): the whole answer equals it, the turn
-      opens by stating it (after 构成/属于/是, in the question's own words, or the question's blank
-      filled in), or, outside copied option lines, exactly one option's text (at least four
+      opens by stating it (after 构成/属于/是, in the question's own words, followed by the
+      question's last words, as one option's own last clause, or the question's blank filled in), or, outside copied option lines, exactly one option's text (at least four
       characters after a conclusion, or right after 是/为/指的是) is stated.
 
 Letters are capital A–Z after NFKC (full-width Ａ counts); lower-case letters count only as the
@@ -484,6 +488,8 @@ _WORD_LABEL = re.compile(r"(?m)^[ \t]*(?:(?P<letter>[A-Z]) ?选项|选项 ?(?P<a
 _VERDICT_HEADER = re.compile(r"(?m)^[^\n]{0,30}?(?:说法|表述|选项|观点|做法)(?:是|为)(?:(?P<pos>正确|符合(?:相关)?规定)|(?P<neg>错误|不正确|不符合(?:相关)?规定))的[ \t]*[:：][ \t]*$")
 _SENTENCE_END = re.compile(r"[。\n;；]")
 _LAST_CLAUSE = re.compile(r"[，,]")
+# Before a per-option line's last clause: a supposition, or a claim named (``…，假如没有法律授权，不属于…``,
+# ``…不属于…的说法，…``): the last clause is then not the line's verdict on its option.
 _SUPPOSED = re.compile(r"假如|如果|假设|若|说法|表述|观点")
 # A line that opens with a verdict on the option line above it ("正确答案: 正确。…", "错误。").
 _NEXT_VERDICT = re.compile(r"[ \t]*(?:(?:正确答案|答案|判断|结论)[ \t]*[:：][ \t]*)?(?P<verdict>[^。；;\n]{1,16})(?:[。；;\n]|$)")
@@ -510,7 +516,6 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
     错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
     教唆犯。" for "下列哪种情形属于教唆犯?": the option answers the question as asked)."""
     predicate = _predicate(ctx.stem)
-
     asked = re.sub(r"^(?:表述|说法|选项|行为|情形|做法|观点)", "", predicate)   # the predicate alone as a verdict
 
     def predicate_match(rest: str) -> bool:
