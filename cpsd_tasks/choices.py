@@ -172,7 +172,7 @@ _LOWER_LEADING = re.compile(rf"^(?P<list>{_LOWER_LIST})(?=$|[.．:：)）、,，
 
 # Verdicts next to a letter: "选项B是对的", "A项错误", "B正确", "说法C是正确的", "A: 正确".
 _POSITIVE = r"(?:是)?(?:正确|对|符合(?:法律)?(?:规定|题意|要求))(?:的)?(?:答案|选项|说法)?"
-_NEGATIVE = r"(?:是)?(?:错误|不正确|不对|错的|有误|不符合题意|不准确|不妥)(?:的)?(?:答案|选项|说法)?"
+_NEGATIVE = r"(?:是)?(?:错误|不正确|不对|错的|有误|不符合题意|不准确|不妥|不成立)(?:的)?(?:答案|选项|说法)?"
 # A verdict word ends there: "A:对象认识错误" holds no verdict on A.
 _VERDICT_END = r"(?=$|[^\u3400-\u9fff\ufffd]|[，。；！？、])"
 # Matched right after each letter list (lists are found once, left to right: linear time).
@@ -198,6 +198,9 @@ _ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z])(?: |:[ \
                               r"is (?:also )?(?:(?P<pos>correct|right|true|in line with)|(?P<neg>incorrect|wrong|false|not (?:correct|right|true|in line with)))\b"
                               r"(?! is\b| answer\b)(?P<rest>[^\n]*)",
                               re.MULTILINE)
+# A bare English verdict opening an option's line ("A: Wrong. The victim has the right to…").
+_ENGLISH_BARE_VERDICT = re.compile(r"^[ \t]*(?P<letter>[A-Z])[ \t]*[:：.][ \t]*(?:(?P<pos>Correct|Right|True)|(?P<neg>Wrong|Incorrect|False|Not (?:correct|right|true)))"
+                                   r"[ \t]*(?:[.,;!。，；]|$)(?P<rest>[^\n]*)", re.MULTILINE)
 # What makes an English verdict line no verdict: it maps the option to another letter ("A: The answer is
 # wrong. The correct answer is B.", "The right choice is C"), asks ("…is correct?"), supposes ("…correct
 # if …") or turns ("Wait, actually it is correct").
@@ -325,7 +328,9 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             continue                         # "…下列说法正确的是:A:…": the options copied, from the first
             # (not "错误的说法是：A:…" stated by the model itself)
         if option_list and _opens_list(text, end):
-            continue                         # "[正确答案]A:三个月;B:五个月…": a copied option list
+            letters = _declared_part(text, end, letters, ctx) if strong else None
+            if letters is None:
+                continue                     # "[正确答案]A:三个月;B:五个月…": a copied option list
         if (not strong and ctx.stem_tail and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
                 and _plain(text[max(0, start - 24):end - 1]).endswith(ctx.stem_tail)):
             continue                         # "…哪些事项应予继承，说法正确的有A:…": the question restated, its options copied
@@ -391,14 +396,34 @@ _NUMBERED_LINE = re.compile(r"[ \t]*\d{1,3}[.、)]")
 _LONE_LETTER = re.compile(r"(?m)^[ \t]*([A-Z])[ \t]*$")
 _SPACED_LABEL = re.compile(r"(?m)^[ \t]*([A-Z]) (?=[\u3400-\u9fff])")
 # A line that asks a question and is followed by an option list: a question the model poses.
-# A question line (ending in a question mark or an exam blank "（ ）"), then its first option label on
+# A question line (ending in a question mark, an exam blank "（ ）" or "…的是:"), then its first option label on
 # the same or a following line ("A:", "A.", "(A) ", "（A）", "A) ").
-_NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}(?:[?？]|[（(][ \t\u3000]*[)）])[ \t]*(?:\n(?:[ \t]*\n)*[ \t]*)?"
+_NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}(?:[?？]|[（(][ \t\u3000]*[)）]|(?:的是|的有|的为)[ \t]*[:：])[ \t]*(?:\n(?:[ \t]*\n)*[ \t]*)?"
                            r"(?=[(（\[【][A-Z][)）\]】]|[A-Z][)）]|[A-Z][ \t]*[:：.．、])")
 _SENTENCE_ENDS = ("。", ".", "!", "！", "?", "？", "\n")
 _EDGES = " \t\r\n:：。,，、【】[]()（）〖〗#*"
 _LINE_LABEL = re.compile(r"[ \t]*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]? ?[:：.．、)）]")
 _EMPTY_LABEL = re.compile(r"\s*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]?\s*[:：.．、]\s*")
+
+
+def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) -> Optional[frozenset[str]]:
+    """The letters of a declared list that leaves the first option out ("正确答案：B:<B's text>;C:<C's
+    text>;D:<D's text>。", "【答案】：【B】<text>。【C】<text>。"), up to the line's end or the next
+    declaration: the options chosen, each with its own text; ``None`` for a copy of the whole list
+    (or one cut off, which starts with the first option)."""
+    stop = _DECLARATION.search(text, end)
+    line_end = text.find("\n", end)
+    stop_at = min(stop.start() if stop else len(text), line_end if line_end >= 0 else len(text))
+    part = text[end:stop_at]
+    listed = set(letters) | {_label_letter(m) for m in _LABEL.finditer(part)} | {
+        m.group("letter") for m in _INLINE_LABEL.finditer(part)}
+    listed &= ctx.valid
+    if min(ctx.valid) in listed or len(listed) < 2 or listed == ctx.valid:
+        return None
+    plain = _plain(text[max(0, end - 2):stop_at])
+    if not all(ctx.targets.get(letter, "\0") in plain for letter in listed):
+        return None                          # each chosen option with its own text
+    return frozenset(listed)
 
 
 def _opens_list(text: str, end: int) -> bool:
@@ -634,7 +659,7 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
         for letter in _letters(listed.group(0), ctx.valid):
             verdict[letter] = match.group("pos") is not None
     line_verdicts: dict[str, set[bool]] = {letter: set(values) for letter, values in text_verdicts.items()}
-    for match in _ENGLISH_VERDICT.finditer(text):
+    for match in (*_ENGLISH_VERDICT.finditer(text), *_ENGLISH_BARE_VERDICT.finditer(text)):
         if not _ENGLISH_NO_VERDICT.search(match.group("rest")):
             line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
     for match in _LINE_VERDICT.finditer(text):
@@ -678,6 +703,10 @@ def _asked_about(text: str, position: int, option_text: str = "") -> bool:
 def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if not text.strip():
         return None
+    if "." in text or ":" in text or "：" in text:
+        text = _SELF_MAPPING.sub("", text)   # "A.A B.B C.C D.D": every letter mapped to itself, no choice
+        if not text.strip():
+            return None
     labels = _labels(text)
     # Lines that open with a list of three or more letters ("A,B,C,D", "A、B、C、D （B）"): the same
     # list opening three lines, or lists that run past the options ("A,B,C,D,E", "…,F"), are the
@@ -729,6 +758,8 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         rest = answer[lead.end():].split("\n", 1)[0] if lead else ""
         if lead and rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest):
             lead = None                      # "A. 1. 2. 3. …": a label followed by numbering
+        if lead and (tail := _VERDICT_TAIL.match(answer, lead.end())) and tail.group("neg") is not None:
+            lead = None                      # "A、B、C、D 都不成立。": letters judged wrong (rule d), not chosen
         if (lead and (letters := _letters(lead.group("list"), ctx.valid)) and not letters & judged
                 and not _asked_about(answer, lead.end(), "".join(ctx.texts.get(letter, "") for letter in letters))):
             return letters
@@ -772,6 +803,14 @@ def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
         if _ITEM_LABEL.match(match.group(0).lstrip()):
             continue                         # "A:盗窃罪？\nB:诈骗罪？": options asked about in turn
         line = _plain(match.group(0))
+        if match.group(0).rstrip().endswith((":", "：")):
+            # "关于聚众犯罪，下列说法错误的是:A:…；B:…": a question posed with its options inline, from the
+            # first; not "…错误的是：B:<B's text>" (an answer stated), nor this question restated
+            options = _INLINE_OPTIONS.match(turn, match.end())
+            if (not options or options.group("first") != min(ctx.valid)
+                    or options.group("second") != chr(ord(options.group("first")) + 1)
+                    or (line[:10] in ctx.stem and line[-6:] in ctx.stem)):
+                continue
         if not line or (line[:10] in ctx.stem and line[-6:] in ctx.stem):
             # this question restated (its start and its end): another exchange only after a declared
             # answer ("正确答案：D … 请问：<this question>…正确答案：B": the first answer counts)
@@ -786,6 +825,11 @@ def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
     return None
 
 
+# An inline option list's first two items ("A:…；B:…"), labels with a colon.
+_INLINE_OPTIONS = re.compile(r"[(（\[【]?(?P<first>[A-Z])[)）\]】]?[ \t]*[:：][^\n]{1,300}?[;；。][ \t]*"
+                             r"[(（\[【]?(?P<second>[A-Z])[)）\]】]?[ \t]*[:：]")
+# A line that maps each letter to itself ("A.A B.B C.C D.D", "A:A B:B C:C"), three pairs or more.
+_SELF_MAPPING = re.compile(r"(?m)^[ \t]*(?:(?P<pair>[A-Z])[ \t]*[.．:：、][ \t]*(?P=pair)(?![A-Za-z])[ \t;；,，]*){3,}")
 _HEADER_NEXT = re.compile(r"[ \t\n:：]*(?:〖|【)")
 #: Posed questions examined per turn (each one re-reads the text before it: kept bounded, linear).
 _MAX_POSED = 3
@@ -833,18 +877,28 @@ def _next_label(lines: list[str], valid: Iterable[str] = "ABCD") -> Optional[str
 def _rejoin_list(pieces: list[str], ctx: _Context) -> list[str]:
     """The turns, or one piece when the end markers only separate the items of an option list:
     two or more later turns open with an option's label and its own text
-    ("[正确答案]A:<option A>;\n[eoa]B:<option B>;\n[eoa]C:<option C>…")."""
+    ("[正确答案]A:<option A>;\n[eoa]B:<option B>;\n[eoa]C:<option C>…", or the label alone between
+    two markers), or the lines of a numbered answer key ("1. [正确答案]A<eoa>\n2. [正确答案]B<eoa>…",
+    at least twice as many as the options: read whole, :func:`_declared` finds the key)."""
     if len(pieces) < 3:
         return pieces
-    items = 0
-    for piece in pieces[1:]:
+    items = numbered = 0
+    for number, piece in enumerate(pieces[1:], 1):
         label = _ITEM_LABEL.match(piece.lstrip())
         if label and (target := ctx.targets.get(label.group("letter"))):
             items += _plain(piece.lstrip()[label.end():label.end() + 2 * len(target) + 10]).startswith(target)
+        elif (target := ctx.targets.get(piece.strip())) and number + 1 < len(pieces):
+            # "…?<eoa>A<eoa>，<A's text>。\n<eoa>B<eoa>，<B's text>…": the label alone between markers
+            following = pieces[number + 1]
+            items += _plain(following[:2 * len(target) + 10]).startswith(target)
+        numbered += bool(_NUMBERED_DECLARATION.match(piece))
+    if numbered >= 2 * len(ctx.valid):
+        return ["\n".join(pieces)]          # "1. [正确答案]A<eoa>\n2. [正确答案]B<eoa>…": an answer key, read whole
     return ["\n".join(pieces)] if items >= 2 else pieces
 
 
 _ITEM_LABEL = re.compile(r"[(（\[【]?(?P<letter>[A-Z])[)）\]】]?[ \t]?[:：.．、]")
+_NUMBERED_DECLARATION = re.compile(r"\s*\d{1,3}[.、)][ \t]*(?:正确答案|答案)")
 
 
 def _combine(slots: list[frozenset[str]], declared: bool) -> frozenset[str]:

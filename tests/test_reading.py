@@ -700,6 +700,31 @@ def test_kinds_found_in_heldout12_round(output, options, question, expected):
 
 
 @pytest.mark.parametrize("output, options, question, expected", [
+    # kinds found on heldout13 (read once, 0.953, before any of them was built)
+    ("A: Wrong. The victim may appoint an agent.\nB: Wrong. …\nC: Correct. …\nD: Not correct. …", PEOPLE,
+     "下列哪一选项是错误的?", "ABD"),                        # a bare English verdict opening the line
+    ("A: Wrong.\nB: Correct.", PEOPLE, "下列说法正确的是", "B"),
+    ("正确答案：B:乙;C:丙;D:丁。", PEOPLE, "以下说法不正确的是", "BCD"),   # a declared list leaving A out
+    ("A:甲;B:乙;C:丙;D:丁。\n正确答案：A:甲;B:乙;C:丙;D:丁。", PEOPLE, None, None),   # the whole list: a copy
+    ("【答案】：【B】乙。【C】丙。【D】丁。【答案】：【B】乙。【C】丙。【D】丁。", PEOPLE, None, "BCD"),
+    ("以下说法正确的是:B:乙;C:丙;D:丁。", PEOPLE, "以下说法正确的是", None),    # the question restated, then a copy
+    ("正确答案:B\n\n关于聚众犯罪，下列说法错误的是:A:聚众犯罪由多人组成；B:组织者是领导者；C:组织者是一人\n正确答案:C",
+     PEOPLE, "关于首要分子，下列说法错误的是:", "B"),          # a question posed with its options inline
+    ("正确答案: C\n\n关于审判管辖的说法，错误的是：B:乙。\n\n根据……", PEOPLE, "关于审判管辖，下列说法错误的是", "B"),
+    ("下列哪一选项是正确的?<eoa>A<eoa>，甲。\n<eoa>B<eoa>，乙。\n<eoa>C<eoa>，丙。\n<eoa>\n<eoa>", PEOPLE,
+     "下列哪一选项是正确的?", None),                         # the labels alone between end markers: a copy
+    ("".join(f"{n}. [正确答案]{'ABCD'[(n - 1) % 4]}<eoa>\n" for n in range(1, 13)), PEOPLE, None, None),  # an answer key
+    ("A.A B.B C.C D.D\n请你运用法律知识从A,B,C,D中选出一个正确的答案", PEOPLE, None, None),   # letters mapped to themselves
+    ("A.A B.B C.C D.D\n答案：B", PEOPLE, None, "B"),
+    ("A、B、C、D 都不成立。### 问题: 简易程序审理案件……", PEOPLE, "下列哪种情形可以采取简易程序进行处理:", None),
+    ("A、B 都不成立。", PEOPLE, "下列哪种说法不成立:", "AB"),             # judged wrong, as the question asks
+    ("A是正确答案。\n\n解释：……", PEOPLE, "下列哪一表述是错误的?", "A"),   # a declaration, not a verdict
+])
+def test_kinds_found_in_heldout13_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
     # found by breaking this session's rules on purpose (third round): each row read an answer the
     # output does not give (false credit) before the fix, or shows the fix keeps a real answer
     ('无权代理订立的合同一律无效。这一说法错误，根据民法典，无权代理的合同经追认有效。', CONTRACT, CONTRACT_RIGHT, None),  # F2a
