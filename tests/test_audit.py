@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 13))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 14))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 4110
-    assert plugin.right >= 4046 and plugin.false_credit <= 9 and plugin.wrong_letters <= 12
-    assert plugin.credit_differs <= 14                                  # reading errors that change a score
-    assert rule.right < 2100 and rule.credit_differs >= 220            # LawBench's rule: 0.508, 242
+    assert plugin.n == 4410
+    assert plugin.right >= 4340 and plugin.false_credit <= 10 and plugin.wrong_letters <= 14
+    assert plugin.credit_differs <= 15                                  # reading errors that change a score
+    assert rule.right < 2250 and rule.credit_differs >= 240            # LawBench's rule: 0.507, 262
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
         assert scores[name]["plugin"].accuracy >= 0.98, name          # used to build the reader
         assert scores[name]["plugin"].false_credit == 0, name
@@ -61,10 +61,10 @@ def test_reading_against_the_graded_set(corpus):
     # of earlier sets read as templates (all letters) and heldout7's third grader as garbage
     assert scores["heldout7"]["plugin"].accuracy >= 0.98
     assert scores["heldout7"]["plugin"].false_credit <= 2
-    # heldout8 (first read, unseen: 0.957, 3 false credits): "A.A B.B C.C D.D" before copies of the
-    # prompt, read A (an earlier set's third grader read the same mapping as all four letters)
+    # heldout8 (first read, unseen: 0.957, 3 false credits); its last one, "A.A B.B C.C D.D" before
+    # copies of the prompt, is no answer since heldout13 (four sets' graders read the mapping so)
     assert scores["heldout8"]["plugin"].accuracy >= 0.98
-    assert scores["heldout8"]["plugin"].false_credit <= 1
+    assert scores["heldout8"]["plugin"].false_credit == 0
     # heldout9 (first read, unseen: 0.957, 1 false credit; graders agreed on 299 of 300)
     assert scores["heldout9"]["plugin"].accuracy >= 0.97
     assert scores["heldout9"]["plugin"].false_credit == 0
@@ -83,6 +83,12 @@ def test_reading_against_the_graded_set(corpus):
     # rewrote itself (both still read), and an invented "请阅读以下文本并回答问题" exercise (fixed)
     assert scores["heldout12"]["plugin"].accuracy >= 0.975
     assert scores["heldout12"]["plugin"].false_credit <= 2
+    # heldout13 (first read, unseen: 0.953, 5 false credits; graders agreed on 299 of 300): fixed a
+    # numbered answer key split by end markers, a copied list with its labels between end markers,
+    # "A.A B.B C.C D.D"; left a copied list declared from its first option, and the loop
+    # "【答案】：【A】：【B】：【C】：【D】…" its graders read as all four letters (heldout7's as none)
+    assert scores["heldout13"]["plugin"].accuracy >= 0.97
+    assert scores["heldout13"]["plugin"].false_credit <= 2
 
 
 def test_credit_differs_counts_the_reading_errors_that_change_a_score():
