@@ -372,6 +372,10 @@ _CONCLUSION = re.compile(r"^答(?!案)|因此|所以|故|综上|可见|答案|�
 
 
 _WHEN = ("后", "时", "前", "之后", "以后", "之前")
+# 是/为 that end a supposition, a question or someone's view ("如果是", "要是", "难道是", "有人认为(是)",
+# "争议焦点为"): the text after them is not stated. ("因为<text>" states it as a reason: read only when
+# the question does not ask for the wrong statement.)
+_HEDGED_COPULA = re.compile(r"(?:如果|要|假如|假设|若|难道|认为|以为|是否|可能|也许|或许|焦点|误解)(?:是|为)$|(?:认|以)为$")
 
 
 def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] = None,
@@ -443,7 +447,9 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
         if (_NEGATED_BEFORE.search(head) and not ctx.negated_ask) or _head_negated(
                 _clause_head(sentence, ctx.texts[key]), ctx) > ctx.negated_ask:
             continue                         # "不应当承担赔偿责任的是甲", "错误的是<text>"
-        if (_clause_head(sentence, ctx.texts[key], _COMMA).endswith(("是", "为"))
+        copula_head = _clause_head(sentence, ctx.texts[key], _COMMA)
+        if ((copula_head.endswith(("是", "为")) and not _HEDGED_COPULA.search(copula_head)
+                and not (copula_head.endswith("因为") and ctx.negated_ask))
                 or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
                 or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
             named.add(key)                   # "…注册资本的35%": the option completes the question

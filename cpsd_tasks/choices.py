@@ -178,6 +178,9 @@ _VERDICT_END = r"(?=$|[^\u3400-\u9fff\ufffd]|[，。；！？、])"
 # Matched right after each letter list (lists are found once, left to right: linear time).
 # "B是违法的": a letter and the question's predicate (:func:`_verdicts`).
 _SAID = re.compile(r"(?:选项|项)? ?是(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")
+_SAID_BARE = re.compile(r"(?:选项|项)? ?(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")    # "只有D不属于行政许可"
+# A noun that opens a predicate ("行为不属于行政许可" asked by "下列哪些行为不属于行政许可?").
+_ASKED_NOUN = re.compile(r"^(?:表述|说法|选项|行为|情形|做法|观点)")
 _VERDICT_TAIL = re.compile(
     r"(?:的说法|说法|的表述|表述|的观点|所述)?"
     rf" ?[:：]? ?(?:都|均|也)?(?:(?P<pos>{_POSITIVE})|(?P<neg>{_NEGATIVE})){_VERDICT_END}"
@@ -409,21 +412,35 @@ _EMPTY_LABEL = re.compile(r"\s*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]
 def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) -> Optional[frozenset[str]]:
     """The letters of a declared list that leaves the first option out ("正确答案：B:<B's text>;C:<C's
     text>;D:<D's text>。", "【答案】：【B】<text>。【C】<text>。"), up to the line's end or the next
-    declaration: the options chosen, each with its own text; ``None`` for a copy of the whole list
-    (or one cut off, which starts with the first option)."""
+    declaration: the options chosen, each label followed by its own text and none called wrong;
+    ``None`` for a copy of the whole list (or one cut off, which starts with the first option)."""
     stop = _DECLARATION.search(text, end)
     line_end = text.find("\n", end)
     stop_at = min(stop.start() if stop else len(text), line_end if line_end >= 0 else len(text))
-    part = text[end:stop_at]
-    listed = set(letters) | {_label_letter(m) for m in _LABEL.finditer(part)} | {
-        m.group("letter") for m in _INLINE_LABEL.finditer(part)}
-    listed &= ctx.valid
+    explained = _PART_END.search(text, end, stop_at)
+    part = text[end:explained.start() if explained else stop_at]
+    if _PART_WRONG.search(part):
+        return None                          # "答案：B:乙，错误；C:丙，错误…": judged, not chosen
+    labels = [(_label_letter(m), m.end()) for m in _LABEL.finditer(part)]
+    labels += [(m.group("letter"), m.end()) for m in _INLINE_LABEL.finditer(part)]
+    listed = set(letters)
+    for letter, after in labels:
+        target = ctx.targets.get(letter)
+        if letter not in ctx.valid or not target or not _plain(part[after:after + 2 * len(target) + 10]).startswith(target):
+            return None                      # a label without its own text ("B:甲;C:乙…": shifted)
+        listed.add(letter)
     if min(ctx.valid) in listed or len(listed) < 2 or listed == ctx.valid:
         return None
-    plain = _plain(text[max(0, end - 2):stop_at])
-    if not all(ctx.targets.get(letter, "\0") in plain for letter in listed):
-        return None                          # each chosen option with its own text
+    first = next(iter(letters)) if len(letters) == 1 else None
+    if first is None or not _plain(text[end:end + 2 * len(ctx.targets.get(first, "")) + 12]).startswith(
+            ctx.targets.get(first, "\0")):
+        return None                          # the declared letter, too, with its own text
     return frozenset(listed)
+
+
+# An item of such a list called wrong ("B:乙，错误；", "C:丙(错误)"), and where the list ends ("【解析】").
+_PART_WRONG = re.compile(r"[，,、\s(（](?:是)?(?:错误|不正确|不对|不成立|不符合)(?:的)?[)）]?[ \t]*(?=[;；。\n]|$)")
+_PART_END = re.compile(r"【(?![A-Z]】)|解析|解释|分析|理由")
 
 
 def _opens_list(text: str, end: int) -> bool:
@@ -541,7 +558,7 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
     错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
     教唆犯。" for "下列哪种情形属于教唆犯?": the option answers the question as asked)."""
     predicate = _predicate(ctx.stem)
-    asked = re.sub(r"^(?:表述|说法|选项|行为|情形|做法|观点)", "", predicate)   # the predicate alone as a verdict
+    asked = _ASKED_NOUN.sub("", predicate)   # the predicate alone as a verdict
 
     def predicate_match(rest: str) -> bool:
         return bool(predicate) and rest.removeprefix("是").removesuffix("的") == predicate
@@ -644,8 +661,8 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
     for listed in _LIST_RE.finditer(text):
         match = _VERDICT_TAIL.match(text, listed.end())
         if match is None:
-            said = _SAID.match(text, listed.end()) if predicate else None
-            if (len(predicate) >= 2 and said and said.group("said") == predicate
+            said = (_SAID.match(text, listed.end()) or _SAID_BARE.match(text, listed.end())) if predicate else None
+            if (len(predicate) >= 2 and said and said.group("said") in (predicate, _ASKED_NOUN.sub("", predicate))
                     and text.endswith("只有", 0, listed.start())
                     and not re.search(r"如果|假如|假设|若|并非|不是|不", text[max(0, listed.start() - 6):listed.start() - 2])):
                 for letter in _letters(listed.group(0), ctx.valid):     # "只有B是违法的" (…哪一条是违法的?)
@@ -660,7 +677,7 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
             verdict[letter] = match.group("pos") is not None
     line_verdicts: dict[str, set[bool]] = {letter: set(values) for letter, values in text_verdicts.items()}
     for match in (*_ENGLISH_VERDICT.finditer(text), *_ENGLISH_BARE_VERDICT.finditer(text)):
-        if not _ENGLISH_NO_VERDICT.search(match.group("rest")):
+        if match.group("letter") in ctx.valid and not _ENGLISH_NO_VERDICT.search(match.group("rest")):
             line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
     for match in _LINE_VERDICT.finditer(text):
         letter = match.group("letter")
@@ -674,7 +691,8 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
     if all(len(values) == 1 for values in line_verdicts.values()):
         verdict.update({letter: values.pop() for letter, values in line_verdicts.items()})
     # (one option called both right and wrong in the lines: contradictory blocks, no verdict)
-    chosen = frozenset(letter for letter, positive in verdict.items() if positive != ctx.negative_question)
+    chosen = frozenset(letter for letter, positive in verdict.items()
+                       if positive != ctx.negative_question and letter in ctx.valid)
     if not chosen:                           # a verdict naming an option outranks a header over a list
         chosen = frozenset(letter for letter, positive in _header_verdicts(text, ctx).items()
                            if positive != ctx.negative_question)
@@ -809,8 +827,9 @@ def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
             options = _INLINE_OPTIONS.match(turn, match.end())
             if (not options or options.group("first") != min(ctx.valid)
                     or options.group("second") != chr(ord(options.group("first")) + 1)
-                    or (line[:10] in ctx.stem and line[-6:] in ctx.stem)):
-                continue
+                    or (line[:10] in ctx.stem and line[-6:] in ctx.stem)
+                    or _plain(turn[match.end():options.end()])[1:].startswith(ctx.targets.get(min(ctx.valid), "\0"))):
+                continue                     # (this question's own options: it is restated, "我重新审题。…")
         if not line or (line[:10] in ctx.stem and line[-6:] in ctx.stem):
             # this question restated (its start and its end): another exchange only after a declared
             # answer ("正确答案：D … 请问：<this question>…正确答案：B": the first answer counts)
@@ -828,8 +847,9 @@ def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
 # An inline option list's first two items ("A:…；B:…"), labels with a colon.
 _INLINE_OPTIONS = re.compile(r"[(（\[【]?(?P<first>[A-Z])[)）\]】]?[ \t]*[:：][^\n]{1,300}?[;；。][ \t]*"
                              r"[(（\[【]?(?P<second>[A-Z])[)）\]】]?[ \t]*[:：]")
-# A line that maps each letter to itself ("A.A B.B C.C D.D", "A:A B:B C:C"), three pairs or more.
-_SELF_MAPPING = re.compile(r"(?m)^[ \t]*(?:(?P<pair>[A-Z])[ \t]*[.．:：、][ \t]*(?P=pair)(?![A-Za-z])[ \t;；,，]*){3,}")
+# Letters each mapped to itself ("A.A B.B C.C D.D", "A:A、B:B、C:C", "(A).A (B).B (C).C"), three pairs or more.
+_SELF_MAPPING = re.compile(r"(?<![A-Za-z])(?:[(（\[【]?(?P<pair>[A-Z])[)）\]】]?[ \t]*[.．:：、][ \t]*(?P=pair)(?![A-Za-z])"
+                           r"[ \t;；,，、]*){3,}")
 _HEADER_NEXT = re.compile(r"[ \t\n:：]*(?:〖|【)")
 #: Posed questions examined per turn (each one re-reads the text before it: kept bounded, linear).
 _MAX_POSED = 3
@@ -892,7 +912,7 @@ def _rejoin_list(pieces: list[str], ctx: _Context) -> list[str]:
             following = pieces[number + 1]
             items += _plain(following[:2 * len(target) + 10]).startswith(target)
         numbered += bool(_NUMBERED_DECLARATION.match(piece))
-    if numbered >= 2 * len(ctx.valid):
+    if numbered >= 2 * len(ctx.valid) and _NUMBERED_DECLARATION.match(pieces[0]):
         return ["\n".join(pieces)]          # "1. [正确答案]A<eoa>\n2. [正确答案]B<eoa>…": an answer key, read whole
     return ["\n".join(pieces)] if items >= 2 else pieces
 
@@ -1022,6 +1042,7 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         # "因此，A选项<eoa>是正确的答案。": an end marker inside a sentence; read the two pieces as one
         answer = _read_turn(pieces[0] + pieces[1], ctx)
         first = 0 if answer else None
+    answer = answer & valid if answer else answer   # (every rule keeps to the options; this makes sure)
     if not answer:
         return ChoiceReading(None, None)
     return ChoiceReading("".join(sorted(answer)), first)

@@ -724,6 +724,33 @@ def test_kinds_found_in_heldout13_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
+DEFENCE = {"A": "正当防卫", "B": "紧急避险", "C": "防卫过当", "D": "意外事件"}
+DEFENCE_Q = "甲的行为属于下列哪一种情形?"
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # found by breaking the heldout12 and heldout13 rules on purpose (fifth round): each row read a
+    # letter the output does not commit to (or lost one it does) before the fix
+    ("E: Correct.", PEOPLE, "下列说法正确的是", None),                    # a letter outside the options
+    ("Option E is correct.", PEOPLE, "下列说法正确的是", None),
+    ("A: Wrong.\nE: Correct.", PEOPLE, "下列说法正确的是", None),
+    ("本题考查正当化事由。要是紧急避险，甲就不负责任。", DEFENCE, DEFENCE_Q, None),      # 是 ends 要是
+    ("本题考查正当化事由。有观点认为：紧急避险。", DEFENCE, DEFENCE_Q, None),           # 为 ends 认为
+    ("本题考查放火罪。有人认为赵某、王某不成立保险诈骗罪。", ARSON, "则下列说法不正确的是:", None),
+    ("本题考查放火罪。因为赵某、王某不成立保险诈骗罪，所以……", ARSON, "则下列说法不正确的是:", None),
+    ("答案：B:乙，错误；C:丙，错误；D:丁，错误。", PEOPLE, "下列说法正确的是", None),    # items called wrong
+    ("正确答案：B:甲;C:乙;D:丙;E:丁", PEOPLE, "下列说法正确的是", None),                # labels shifted
+    ("正确答案：A.A B.B C.C D.D", PEOPLE, None, None),                               # a self-mapping anywhere
+    ("A.A、B.B、C.C、D.D", PEOPLE, None, None),
+    ("(A).A (B).B (C).C (D).D", PEOPLE, None, None),
+    ("根据《律师法》的规定，A、B、C、D中只有A符合有关规定，B、C、D不符合有关规定。", PEOPLE,
+     "下列律师的宣传中哪一项是符合有关规定的?", "A"),                               # "只有A<the predicate>"
+    ("根据你提供的情况，A、B、C、D中，只有D不属于行政许可。", PEOPLE, "下列哪些行为不属于行政许可?", "D"),
+])
+def test_breaker_findings_fifth_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
+
+
 @pytest.mark.parametrize("output, options, question, expected", [
     # found by breaking this session's rules on purpose (third round): each row read an answer the
     # output does not give (false credit) before the fix, or shows the fix keeps a real answer
