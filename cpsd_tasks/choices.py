@@ -751,7 +751,9 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if len(spaced) >= 2:
         labels |= spaced                     # "A 遗赠…\nB 遗赠…": letters and a space opening lines
     plain = _plain(text)
-    copied = sum(1 for target in ctx.targets.values() if len(target) >= 2 and target in plain)
+    present = [target for target in set(ctx.targets.values()) if len(target) >= 2 and target in plain]
+    # (a text inside another present one is not a copy of its own: "优先购买权" in "同等条件下的优先购买权")
+    copied = sum(1 for target in present if not any(target != other and target in other for other in present))
     option_list = len(labels) >= 2 or copied >= 3       # labels, or the options' texts copied
     declared = _declared(text, ctx, option_list)
     if declared is not None:
@@ -762,6 +764,8 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     answer = strip_edges(text)
     whole = _LIST_RE.fullmatch(answer) or _LOWER_LIST_RE.fullmatch(answer)
     if whole and (letters := _letters(whole.group(0), ctx.valid)):
+        if letters == ctx.valid and len(_LOOP_LETTER.findall(whole.group(0).upper())) >= 2 * len(ctx.valid):
+            return None                      # "A,B,C,D,A,B,C,D,…": the letters recited in a loop, no choice
         return letters
     first_line = _first_line_answer(text, ctx)
     if first_line:

@@ -752,6 +752,17 @@ def test_breaker_findings_fifth_round(output, options, question, expected):
 
 
 @pytest.mark.parametrize("output, options, question, expected", [
+    # kinds found on heldout14 (read once, 0.920, before either was built)
+    ("A,B,C,D," * 30, PEOPLE, None, None),                       # the letters recited in a loop
+    ("A,B,C,D", PEOPLE, None, "ABCD"),                           # once: all four declared
+    ("C:同等条件下的优先购买权<eoa>\n", {"A": "优先购买权", "B": "解约权", "C": "同等条件下的优先购买权", "D": "购买权"},
+     "依照法律规定，按份共有人转让其共有财产份额时，其他共有人享有", "C"),   # texts inside C's are no copy
+])
+def test_kinds_found_in_heldout14_round(output, options, question, expected):
+    assert letters(output, options, question) == expected
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
     # found by breaking this session's rules on purpose (third round): each row read an answer the
     # output does not give (false credit) before the fix, or shows the fix keeps a real answer
     ('无权代理订立的合同一律无效。这一说法错误，根据民法典，无权代理的合同经追认有效。', CONTRACT, CONTRACT_RIGHT, None),  # F2a
