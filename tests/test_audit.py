@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 14))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 15))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 4410
-    assert plugin.right >= 4340 and plugin.false_credit <= 10 and plugin.wrong_letters <= 14
-    assert plugin.credit_differs <= 15                                  # reading errors that change a score
-    assert rule.right < 2250 and rule.credit_differs >= 240            # LawBench's rule: 0.507, 262
+    assert plugin.n == 4710
+    assert plugin.right >= 4619 and plugin.false_credit <= 14 and plugin.wrong_letters <= 18
+    assert plugin.credit_differs <= 19                                  # reading errors that change a score
+    assert rule.right < 2400 and rule.credit_differs >= 260            # LawBench's rule: 0.506, 278
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
         assert scores[name]["plugin"].accuracy >= 0.98, name          # used to build the reader
         assert scores[name]["plugin"].false_credit == 0, name
@@ -89,6 +89,11 @@ def test_reading_against_the_graded_set(corpus):
     # "【答案】：【A】：【B】：【C】：【D】…" its graders read as all four letters (heldout7's as none)
     assert scores["heldout13"]["plugin"].accuracy >= 0.97
     assert scores["heldout13"]["plugin"].false_credit <= 2
+    # heldout14 (first read, unseen: 0.920, 6 false credits; graders agreed on 299 of 300): fixed the
+    # letters recited in a loop; left a leading "A:" before English or garbage text, a copy of the
+    # question followed by a discussion or by one option's text looping
+    assert scores["heldout14"]["plugin"].accuracy >= 0.925
+    assert scores["heldout14"]["plugin"].false_credit <= 5
 
 
 def test_credit_differs_counts_the_reading_errors_that_change_a_score():
