@@ -192,6 +192,8 @@ _LINE_VERDICT = re.compile(
     r"(?:(?P<pos>正确答案|正确|对)|(?P<neg>错误答案|错误|错|不正确))[。.]?[ \t]*$",
     re.MULTILINE,
 )
+# Option lines that map an option to a letter ("A. 正确答案：B"): a mapping, where 正确答案 marks nothing.
+_MAPPED = re.compile(r"(?m)^[ \t]*[A-Z][ \t]*[.．:：、][ \t]*正确答案[ \t]*[:：][ \t]*[A-Z]")
 # "A is incorrect." / "Option B is correct" opening a line.
 # Also with a subject ("A: The statement is incorrect.", "A: It is not in line with the legal provisions.",
 # "Option B is also not correct"; not "A: The statement that is correct is B").
@@ -399,9 +401,9 @@ _NUMBERED_LINE = re.compile(r"[ \t]*\d{1,3}[.、)]")
 _LONE_LETTER = re.compile(r"(?m)^[ \t]*([A-Z])[ \t]*$")
 _SPACED_LABEL = re.compile(r"(?m)^[ \t]*([A-Z]) (?=[\u3400-\u9fff])")
 # A line that asks a question and is followed by an option list: a question the model poses.
-# A question line (ending in a question mark, an exam blank "（ ）" or "…的是:"), then its first option label on
+# A question line (ending in a question mark, an exam blank "（ ）" or a colon: "…的是:"), then its first option label on
 # the same or a following line ("A:", "A.", "(A) ", "（A）", "A) ").
-_NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}(?:[?？]|[（(][ \t\u3000]*[)）]|(?:的是|的有|的为)[ \t]*[:：])[ \t]*(?:\n(?:[ \t]*\n)*[ \t]*)?"
+_NEW_QUESTION = re.compile(r"(?m)^[^\n]{4,200}(?:[?？]|[（(][ \t\u3000]*[)）]|[\u3400-\u9fff][ \t]*[:：])[ \t]*(?:\n(?:[ \t]*\n)*[ \t]*)?"
                            r"(?=[(（\[【][A-Z][)）\]】]|[A-Z][)）]|[A-Z][ \t]*[:：.．、])")
 _SENTENCE_ENDS = ("。", ".", "!", "！", "?", "？", "\n")
 _EDGES = " \t\r\n:：。,，、【】[]()（）〖〗#*"
@@ -679,7 +681,12 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
     for match in (*_ENGLISH_VERDICT.finditer(text), *_ENGLISH_BARE_VERDICT.finditer(text)):
         if match.group("letter") in ctx.valid and not _ENGLISH_NO_VERDICT.search(match.group("rest")):
             line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
-    for match in _LINE_VERDICT.finditer(text):
+    line_matches = list(_LINE_VERDICT.finditer(text))
+    # "A. <text> 正确答案\nB. <text> 错误答案": marks of the answer, not of the statement's truth — the
+    # options marked 正确答案 are chosen whatever the question asks (only when every line is so marked)
+    answer_marks = bool(line_matches) and all(match.group("pos") == "正确答案" or match.group("neg") == "错误答案"
+                                              for match in line_matches) and not _MAPPED.search(text)
+    for match in line_matches:
         letter = match.group("letter")
         if match.group("number"):           # "1. <option A's text> 正确答案": numbered options
             letter = chr(ord("A") + int(match.group("number")) - 1)
@@ -687,7 +694,10 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
             if target[-6:] not in _plain(match.group("text")):
                 continue
         if letter in ctx.valid:
-            line_verdicts.setdefault(letter, set()).add(match.group("pos") is not None)
+            positive = match.group("pos") is not None
+            if answer_marks:                 # (stored with the polarity the choice below turns into "chosen")
+                positive = positive != ctx.negative_question
+            line_verdicts.setdefault(letter, set()).add(positive)
     if all(len(values) == 1 for values in line_verdicts.values()):
         verdict.update({letter: values.pop() for letter, values in line_verdicts.items()})
     # (one option called both right and wrong in the lines: contradictory blocks, no verdict)
@@ -831,9 +841,9 @@ def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
             options = _INLINE_OPTIONS.match(turn, match.end())
             if (not options or options.group("first") != min(ctx.valid)
                     or options.group("second") != chr(ord(options.group("first")) + 1)
-                    or (line[:10] in ctx.stem and line[-6:] in ctx.stem)
-                    or _plain(turn[match.end():options.end()])[1:].startswith(ctx.targets.get(min(ctx.valid), "\0"))):
-                continue                     # (this question's own options: it is restated, "我重新审题。…")
+                    or (line[-6:] in ctx.stem and (line[:10] in ctx.stem or _plain(
+                        turn[match.end():options.end()])[1:].startswith(ctx.targets.get(min(ctx.valid), "\0"))))):
+                continue                     # (this question restated, maybe after a prefix: "我重新审题。…")
         if not line or (line[:10] in ctx.stem and line[-6:] in ctx.stem):
             # this question restated (its start and its end): another exchange only after a declared
             # answer ("正确答案：D … 请问：<this question>…正确答案：B": the first answer counts)

@@ -49,8 +49,8 @@ def test_reading_against_the_graded_set(corpus):
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
     assert plugin.n == 4710
-    assert plugin.right >= 4619 and plugin.false_credit <= 14 and plugin.wrong_letters <= 18
-    assert plugin.credit_differs <= 19                                  # reading errors that change a score
+    assert plugin.right >= 4623 and plugin.false_credit <= 14 and plugin.wrong_letters <= 15
+    assert plugin.credit_differs <= 18                                  # reading errors that change a score
     assert rule.right < 2400 and rule.credit_differs >= 260            # LawBench's rule: 0.506, 278
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
         assert scores[name]["plugin"].accuracy >= 0.98, name          # used to build the reader
@@ -92,7 +92,7 @@ def test_reading_against_the_graded_set(corpus):
     # heldout14 (first read, unseen: 0.920, 6 false credits; graders agreed on 299 of 300): fixed the
     # letters recited in a loop; left a leading "A:" before English or garbage text, a copy of the
     # question followed by a discussion or by one option's text looping
-    assert scores["heldout14"]["plugin"].accuracy >= 0.925
+    assert scores["heldout14"]["plugin"].accuracy >= 0.93
     assert scores["heldout14"]["plugin"].false_credit <= 5
 
 

@@ -757,6 +757,15 @@ def test_breaker_findings_fifth_round(output, options, question, expected):
     ("A,B,C,D", PEOPLE, None, "ABCD"),                           # once: all four declared
     ("C:同等条件下的优先购买权<eoa>\n", {"A": "优先购买权", "B": "解约权", "C": "同等条件下的优先购买权", "D": "购买权"},
      "依照法律规定，按份共有人转让其共有财产份额时，其他共有人享有", "C"),   # texts inside C's are no copy
+    # 正确答案/错误答案 on every option's line mark the answer, whatever the question asks (t272, q234)
+    ("A: 正确答案\nB: 错误答案\nC: 错误答案\nD: 正确答案", PEOPLE, "下列不属于多边投资担保机构承保条件的是:", "AD"),
+    ("A. 甲。 正确答案\nB. 乙。 错误答案", PEOPLE, "下列说法正确的是", "A"),
+    ("A: 甲; 正确答案。\nB: 乙; 错误。\nC: 丙; 错误。", PEOPLE, "下列说法错误的是", "BC"),   # mixed with truth verdicts
+    ("A. 正确答案：B\nB. 正确答案：C\nC. 正确答案", PEOPLE, "下列说法错误的是", None),          # a mapping
+    # a question posed with inline options after a colon ("…负责的:A:…;B:…"), after an answer
+    ("正确答案:C\n\n在我国，派出机关的设立是由哪个地方行政机关主要负责的:A:省级政府;B:县级人民政府;C:国务院部门;D:地方人民政府。\n正确答案:B",
+     {"A": "省级政府", "B": "县级人民政府", "C": "县级以上人民政府", "D": "国务院部门"},
+     "派出机关是由地方行政机关设立的派出组织。我国可以设立派出机关的地方人民政府主要有:", "C"),
 ])
 def test_kinds_found_in_heldout14_round(output, options, question, expected):
     assert letters(output, options, question) == expected
