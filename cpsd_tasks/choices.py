@@ -382,6 +382,8 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         return None                          # "A. 正确答案：B\nB. 正确答案：C…": a mapping, no declaration
     if not found:
         return _NO_ANSWER if looped else None
+    if (undecided := _UNDECIDED.search(text, previous)) and not _DECLARATION.search(text, undecided.end()):
+        return _NO_ANSWER                    # "正确答案: A … 正确答案: 无法判断": the last declaration takes it back
     keep = [said is None or said != ctx.negated_ask for said in polarity]
     if any(keep) and not all(keep):          # "错误的说法是：A … 正确的说法是：B": the one asked for;
         found = [letters for letters, kept in zip(found, keep) if kept]      # "答案：A\n错误的说法是：B、C、D": A
@@ -395,6 +397,8 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
 
 
 _LOOP_LETTER = re.compile(r"[A-Z]")
+# A declaration that no option can be chosen ("正确答案: 无法判断", "答案：无法确定").
+_UNDECIDED = re.compile(r"(?:正确答案|最终答案|答案)[ \t]*(?:是|为)?[ \t]*[:：]?[ \t]*(?:无法判断|无法确定|无法选择|不能确定|不确定)")
 _ITEM_END = re.compile(r"[;；\n]")
 _NEWLINE = re.compile(r"\n")
 _NUMBERED_LINE = re.compile(r"[ \t]*\d{1,3}[.、)]")

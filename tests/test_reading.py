@@ -766,6 +766,9 @@ def test_breaker_findings_fifth_round(output, options, question, expected):
     ("正确答案:C\n\n在我国，派出机关的设立是由哪个地方行政机关主要负责的:A:省级政府;B:县级人民政府;C:国务院部门;D:地方人民政府。\n正确答案:B",
      {"A": "省级政府", "B": "县级人民政府", "C": "县级以上人民政府", "D": "国务院部门"},
      "派出机关是由地方行政机关设立的派出组织。我国可以设立派出机关的地方人民政府主要有:", "C"),
+    # heldout15: a last declaration that nothing can be chosen takes the answer back
+    ("A: 甲。\n正确答案: A\n\nB: 乙。\n\n正确答案: 无法判断，因为没有提供足够的信息。", PEOPLE, None, None),
+    ("正确答案：无法确定。……综上，正确答案：B", PEOPLE, None, "B"),
 ])
 def test_kinds_found_in_heldout14_round(output, options, question, expected):
     assert letters(output, options, question) == expected
