@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 15))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 16))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 4710
-    assert plugin.right >= 4623 and plugin.false_credit <= 14 and plugin.wrong_letters <= 15
-    assert plugin.credit_differs <= 18                                  # reading errors that change a score
-    assert rule.right < 2400 and rule.credit_differs >= 260            # LawBench's rule: 0.506, 278
+    assert plugin.n == 5010
+    assert plugin.right >= 4910 and plugin.false_credit <= 15 and plugin.wrong_letters <= 16
+    assert plugin.credit_differs <= 20                                  # reading errors that change a score
+    assert rule.right < 2550 and rule.credit_differs >= 280            # LawBench's rule: 0.506, 297
     for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
         assert scores[name]["plugin"].accuracy >= 0.98, name          # used to build the reader
         assert scores[name]["plugin"].false_credit == 0, name
@@ -94,6 +94,10 @@ def test_reading_against_the_graded_set(corpus):
     # question followed by a discussion or by one option's text looping
     assert scores["heldout14"]["plugin"].accuracy >= 0.93
     assert scores["heldout14"]["plugin"].false_credit <= 5
+    # heldout15 (first read, unseen, with this round's final reader: 0.953, 2 false credits; graders
+    # agreed on 296 of 300): fixed "正确答案: A … 正确答案: 无法判断"; left answers only by meaning
+    assert scores["heldout15"]["plugin"].accuracy >= 0.955
+    assert scores["heldout15"]["plugin"].false_credit <= 1
 
 
 def test_credit_differs_counts_the_reading_errors_that_change_a_score():
