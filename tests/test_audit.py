@@ -52,52 +52,39 @@ def test_reading_against_the_graded_set(corpus):
     assert plugin.right >= 4910 and plugin.false_credit <= 15 and plugin.wrong_letters <= 16
     assert plugin.credit_differs <= 20                                  # reading errors that change a score
     assert rule.right < 2550 and rule.credit_differs >= 280            # LawBench's rule: 0.506, 297
-    for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6"):
-        assert scores[name]["plugin"].accuracy >= 0.98, name          # used to build the reader
-        assert scores[name]["plugin"].false_credit == 0, name
-    assert scores["heldout5"]["plugin"].accuracy >= 0.975               # one false credit left (p099)
-    assert scores["heldout5"]["plugin"].false_credit <= 1
-    # heldout7: the two false credits left are letter loops after an answer slot, which the graders
-    # of earlier sets read as templates (all letters) and heldout7's third grader as garbage
-    assert scores["heldout7"]["plugin"].accuracy >= 0.98
-    assert scores["heldout7"]["plugin"].false_credit <= 2
-    # heldout8 (first read, unseen: 0.957, 3 false credits); its last one, "A.A B.B C.C D.D" before
-    # copies of the prompt, is no answer since heldout13 (four sets' graders read the mapping so)
-    assert scores["heldout8"]["plugin"].accuracy >= 0.98
-    assert scores["heldout8"]["plugin"].false_credit == 0
-    # heldout9 (first read, unseen: 0.957, 1 false credit; graders agreed on 299 of 300)
-    assert scores["heldout9"]["plugin"].accuracy >= 0.97
-    assert scores["heldout9"]["plugin"].false_credit == 0
-    # heldout10 (first read, unseen: 0.963, 2 false credits: a refusal quoting an option's text, and
-    # a "答案：A、<text>;B、<text>…" list, now read as a copy)
-    assert scores["heldout10"]["plugin"].accuracy >= 0.965
-    assert scores["heldout10"]["plugin"].false_credit <= 1
-    # heldout11 (first read, unseen: 0.947, 4 false credits, the same with this session's first rules;
-    # graders agreed on 296 of 300): the false credits are an answer under a generic re-posed question,
-    # a loop of answer slots (C, A, C, D, …), one answer after each of many copies of the question, and
-    # a line "…的异议是<C's text>" among lines that differ
-    assert scores["heldout11"]["plugin"].accuracy >= 0.96
-    assert scores["heldout11"]["plugin"].false_credit <= 4
-    # heldout12 (first read, unseen: 0.970, 3 false credits, after this round's rules; graders agreed
-    # on 299 of 300): an answer under a re-posed <|Human|> question, one under options the model
-    # rewrote itself (both still read), and an invented "请阅读以下文本并回答问题" exercise (fixed)
-    assert scores["heldout12"]["plugin"].accuracy >= 0.975
-    assert scores["heldout12"]["plugin"].false_credit <= 2
-    # heldout13 (first read, unseen: 0.953, 5 false credits; graders agreed on 299 of 300): fixed a
-    # numbered answer key split by end markers, a copied list with its labels between end markers,
-    # "A.A B.B C.C D.D"; left a copied list declared from its first option, and the loop
+    for name, (accuracy, false_credit) in SET_FLOORS.items():
+        assert scores[name]["plugin"].accuracy >= accuracy, name
+        assert scores[name]["plugin"].false_credit <= false_credit, name
+
+
+#: Per graded set: (accuracy at least, false credits at most), measured when the reader last changed.
+#: The first read of each unseen set (heldout8 on) is in docs/answer_reading.md.
+SET_FLOORS = {
+    **{name: (0.98, 0) for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6")},
+    "heldout5": (0.975, 1),     # one false credit left (p099)
+    # heldout7: letter loops after an answer slot, read as garbage by its third grader
+    "heldout7": (0.98, 2),
+    # heldout8 (first read 0.957): "A.A B.B C.C D.D" before copies of the prompt is no answer since
+    # heldout13 (four sets' graders read the mapping so)
+    "heldout8": (0.98, 0),
+    "heldout9": (0.97, 0),      # first read 0.957; graders agreed on 299 of 300
+    # heldout10 (first read 0.963): a refusal quoting an option's text, "答案：A、<text>;B、<text>…" a copy
+    "heldout10": (0.965, 1),
+    # heldout11 (first read 0.947): left an answer under a generic re-posed question, a loop of answer
+    # slots (C, A, C, D, …), one answer after each of many copies of the question, "…的异议是<C's text>"
+    "heldout11": (0.96, 4),
+    # heldout12 (first read 0.970): left answers under a re-posed <|Human|> question and under options
+    # the model rewrote itself
+    "heldout12": (0.975, 2),
+    # heldout13 (first read 0.953): left a copied list declared from its first option, and the loop
     # "【答案】：【A】：【B】：【C】：【D】…" its graders read as all four letters (heldout7's as none)
-    assert scores["heldout13"]["plugin"].accuracy >= 0.97
-    assert scores["heldout13"]["plugin"].false_credit <= 2
-    # heldout14 (first read, unseen: 0.920, 6 false credits; graders agreed on 299 of 300): fixed the
-    # letters recited in a loop; left a leading "A:" before English or garbage text, a copy of the
+    "heldout13": (0.97, 2),
+    # heldout14 (first read 0.920): left a leading "A:" before English or garbage text, copies of the
     # question followed by a discussion or by one option's text looping
-    assert scores["heldout14"]["plugin"].accuracy >= 0.93
-    assert scores["heldout14"]["plugin"].false_credit <= 5
-    # heldout15 (first read, unseen, with this round's final reader: 0.953, 2 false credits; graders
-    # agreed on 296 of 300): fixed "正确答案: A … 正确答案: 无法判断"; left answers only by meaning
-    assert scores["heldout15"]["plugin"].accuracy >= 0.955
-    assert scores["heldout15"]["plugin"].false_credit <= 1
+    "heldout14": (0.93, 5),
+    # heldout15 (first read with this round's final reader 0.953): left answers only by meaning
+    "heldout15": (0.955, 1),
+}
 
 
 def test_credit_differs_counts_the_reading_errors_that_change_a_score():
