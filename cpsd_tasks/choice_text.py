@@ -87,9 +87,8 @@ class _Context:
             clauses = [plain for clause in _CLAUSES.split(normalize(text)) if (plain := _plain(clause))]
             if len(clauses) >= 2 and len(clauses[-1]) >= 6:
                 grouped.setdefault(clauses[-1], set()).add(key)
-        plain_texts = {key: _plain(normalize(text)) for key, text in self.texts.items()}
         return {clause: frozenset(keys) for clause, keys in grouped.items() if len(keys) == 1
-                and not any(clause in plain_texts[key] for key in self.texts if key not in keys)}
+                and not any(clause in self.targets.get(key, "") for key in self.texts if key not in keys)}
 
 
 _PLAIN_DROP = re.compile(r"[\s,，。.;；:：、\"“”'‘’!！?？()（）\[\]【】]")

@@ -559,12 +559,19 @@ def _predicate(stem: str) -> str:
     return asked.group("asked").removeprefix("是").removesuffix("的") if asked else ""
 
 
+@functools.lru_cache(maxsize=1024)
+def _bare_predicate(stem: str) -> str:
+    """:func:`_predicate` without a leading noun ("行为不属于行政许可" → "不属于行政许可"): the
+    predicate as a verdict said on its own ("A:不违反…", "只有D不属于行政许可")."""
+    return _ASKED_NOUN.sub("", _predicate(stem))
+
+
 def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
     """Per-option sentences that state an option's own text and then a verdict on it: "A:<text>是
     错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
     教唆犯。" for "下列哪种情形属于教唆犯?": the option answers the question as asked)."""
     predicate = _predicate(ctx.stem)
-    asked = _ASKED_NOUN.sub("", predicate)   # the predicate alone as a verdict
+    asked = _bare_predicate(ctx.stem)        # the predicate alone as a verdict
 
     def predicate_match(rest: str) -> bool:
         return bool(predicate) and rest.removeprefix("是").removesuffix("的") == predicate
@@ -668,7 +675,7 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
         match = _VERDICT_TAIL.match(text, listed.end())
         if match is None:
             said = (_SAID.match(text, listed.end()) or _SAID_BARE.match(text, listed.end())) if predicate else None
-            if (len(predicate) >= 2 and said and said.group("said") in (predicate, _ASKED_NOUN.sub("", predicate))
+            if (len(predicate) >= 2 and said and said.group("said") in (predicate, _bare_predicate(ctx.stem))
                     and text.endswith("只有", 0, listed.start())
                     and not re.search(r"如果|假如|假设|若|并非|不是|不", text[max(0, listed.start() - 6):listed.start() - 2])):
                 for letter in _letters(listed.group(0), ctx.valid):     # "只有B是违法的" (…哪一条是违法的?)
