@@ -424,7 +424,7 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
     # with a copied option list, only what comes after its last label can conclude with 因此/所以…
     tail_start, last_letter = last_label or (0, None)
     # "…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。": the last option's own discussion, not a conclusion
-    own = last_letter if last_letter and _plain(text[tail_start:tail_start + 80]).startswith(
+    own = last_letter if last_letter and _plain(strip_edges(text[tail_start:tail_start + 80])).startswith(
         targets.get(last_letter, "\0")) else None
     named = set()
     offset = 0

@@ -113,11 +113,14 @@ _HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终
           r"应当选|应该选|应选|故选|所以选|因此选|因而选|我选|选择|选出|选|更正为|更正|改为|"
           r"应该是|应当是|应该为|应是|应为|而是|"
           r"(?i:(?:the\s+)?(?:correct\s+|final\s+|right\s+)?(?:answer|option|choice)"
-          r"(?:\s+to\s+(?:the|this|your|my)\s+question)?\s+(?:is|would be|should be)|answer))")
+          r"(?:\s+to\s+(?:the|this|your|my)\s+question)?\s+(?:is|would be|should be)|answer)"
+          # "I would select option [B]", "I choose B", "I'd go with C"
+          r"|(?<![A-Za-z])I(?:\s+would|\s+will|'d|’d)?\s+(?:select|choose|pick|go\s+with))")
 _TAIL = r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*)?(?:(?i:option|choice)\s+)?"   # ("…is option D")
-# (The leading lookaheads only make the scan fast: a position whose first character can start no
+# (A first sub-answer's number may come before the letter: "正确答案: （1）A 。"; the leading lookaheads
+# only make the scan fast: a position whose first character can start no
 # match is skipped at once.)
-_DECLARATION = re.compile(rf"(?=[解最正参标答应故所因我选更改而\sTtCcFfRrAaOo]){_HEADS}{_TAIL}(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
+_DECLARATION = re.compile(rf"(?=[解最正参标答应故所因我选更改而\sTtCcFfRrAaOoI]){_HEADS}{_TAIL}(?:[(（][1-9][)）][ \t]*(?=[A-Z](?![ \t]*[、:：.．])))?(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
 # A weaker head: the letter must be used as a label ("…错误的是D:开庭…", "属于D:犯意表示") or end the
 # clause ("正确的是D。", "错误的是C").
 _LABEL_DECLARATION = re.compile(
@@ -126,10 +129,11 @@ _LABEL_DECLARATION = re.compile(
     # "…错误的是:C:…" and "正确的是：D。" declare; "…正确的是:A:…" may open a copied option list
     rf"|[ \t]*[:：][ \t]*(?P<colon_list>{_LIST})(?=\s*[:：]|\s*$|\s*[。，,；;!！\n]))"
 )
-# After a declared list: a self-retraction or a question ("答案：A（不对）", "选B吗？") — no answer.
+# After a declared list: a self-retraction or a question ("答案：A（不对）", "选B吗？"), or the list is where
+# the answer is to be found ("答案为A、B、C、D中的一个") — no answer.
 # (Not 错误/有误: "答案：B（错误）" answers a "下列说法错误的是" question.)
 _RETRACTED_RE = re.compile(r" ?[(（]? ?(?:(?:都|均|全|也)?(?:不对|错了)|(?:都|均|全)错)| ?(?:吗|呢|\?|？)"
-                           r"| ?(?:是错的|是错误的|还是|或者|或|中没有|中无)")
+                           r"| ?(?:是错的|是错误的|还是|或者|或|中没有|中无|中的一个|中的一项|之一|中选)")
 # Right before a declaration: a negation ("不选C", "不应选A", "排除B", "答案不是B"), an example
 # ("例如[正确答案]A"), or a list of wrong answers ("错误答案：A,B,C") — the declaration is skipped.
 _SKIP_BEFORE = re.compile(r"(?:不|非|排除|错选|误选|(?<!错)误|别|不能|不会|不应|不要|不可|例如|比如|譬如|例|如|e\.g\.|for example"
@@ -206,6 +210,13 @@ _ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z])(?: |:[ \
 # A bare English verdict opening an option's line ("A: Wrong. The victim has the right to…").
 _ENGLISH_BARE_VERDICT = re.compile(r"^[ \t]*(?P<letter>[A-Z])[ \t]*[:：.][ \t]*(?:(?P<pos>Correct|Right|True)|(?P<neg>Wrong|Incorrect|False|Not (?:correct|right|true)))"
                                    r"[ \t]*(?:[.,;!。，；]|$)(?P<rest>[^\n]*)", re.MULTILINE)
+# An option's line whose first sentence (a period before a space, as in "Mr. Zhang", goes on) says its subject is (not) in accordance with the regulations ("A: The
+# advertisement by Mr. Zhang on the newspaper is in accordance with the regulations."; not for an option that says
+# so itself: that line may be its translation).
+_ENGLISH_RULE_VERDICT = re.compile(r"^[ \t]*(?P<letter>[A-Z])[ \t]*[:：.][ \t]*[A-Z](?:[^\n.]|\.(?= ))(?:[^\n.]|\.(?= )){0,300}?\b(?:is|are) "
+                                   r"(?:(?P<neg>not )|(?P<pos>))(?:in accordance|in line|consistent|in compliance) with"
+                                   r" (?:the )?(?:relevant )?(?:regulations|law|laws|legal provisions|provisions|rules)\b(?P<rest>[^\n]*)",
+                                   re.MULTILINE)
 # What makes an English verdict line no verdict: it maps the option to another letter ("A: The answer is
 # wrong. The correct answer is B.", "The right choice is C"), asks ("…is correct?"), supposes ("…correct
 # if …") or turns ("Wait, actually it is correct").
@@ -307,6 +318,8 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         return None
     matches.sort(key=lambda pair: pair[0].start())
     newlines = [m.start() for m in _NEWLINE.finditer(text)]     # line starts by bisection (linear)
+    opens = [m.start() for m in re.finditer("“", text)]            # quotation marks, counted by bisection
+    closes = [m.start() for m in re.finditer("”", text)]
     for match, strong in matches:
         start, end = match.start(), match.end()
         if _SKIP_BEFORE.search(text, max(0, start - 12), start):
@@ -332,7 +345,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
                          and _plain(text[max(0, start - 8):start]) not in ctx.stem)):
             continue                         # "…下列说法正确的是:A:…": the options copied, from the first
             # (not "错误的说法是：A:…" stated by the model itself)
-        if option_list and _opens_list(text, end):
+        if option_list and _opens_list(text, end) and not _ends_with_own_text(text, end, letters, ctx):
             letters = _declared_part(text, end, letters, ctx) if strong else None
             if letters is None:
                 continue                     # "[正确答案]A:三个月;B:五个月…": a copied option list
@@ -342,7 +355,9 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         line_start = newlines[bisect.bisect_left(newlines, start) - 1] + 1 if newlines and newlines[0] < start else 0
         label = _LINE_LABEL.match(text, line_start)
         if label and label.end() <= start:
-            if strong:                       # "A. 正确答案：B": a declaration inside an option's line
+            own_letter = re.search(r"[A-Z]", text[line_start:label.end()])
+            if strong or (own_letter and letters == {own_letter.group(0)} and text.endswith("正确", 0, start)):
+                # "A. 正确答案：B": a declaration inside an option's line; "A: 正确的是A。": its own letter called right
                 in_label_lines.append((text[line_start:label.end()].strip(), letters))
                 line_end = text.find("\n", end)
                 called_wrong.append(bool(_CALLED_WRONG.search(text, end, line_end if line_end >= 0 else len(text)))
@@ -357,6 +372,10 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
                 _ENGLISH_HEDGE.search(text, _CLAUSE_START.search(text, max(0, start - 80), start).end(), start)
                 or _ENGLISH_CONDITION.match(text, end)):
             continue                         # "If the correct answer is option D, …", "… is D only if …"
+        opened = bisect.bisect_left(opens, start) - bisect.bisect_left(opens, line_start)
+        closed = bisect.bisect_left(closes, start) - bisect.bisect_left(closes, line_start)
+        if opened > closed:
+            continue                         # inside a quotation on its line: "如回答错误，请回答“…正确答案为：A”"
         found.append(letters)
         after_copy.append(len(_labels(text[previous:start])) >= 2)
         polarity.append(None if said is None else said.group("neg") is None)
@@ -393,10 +412,17 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     if (all(len(f) == 1 for f in found) and len(set(found)) >= 3
             and len(found) > 2 * len(ctx.valid) and numbered * 2 > len(found)):
         return _NO_ANSWER                    # "1. 答案：A 2. 答案：B … 80. 答案：…": an answer key
+    if sum(1 for before, after in zip(found, found[1:]) if before != after) >= 3 and len(set(found)) < 3:
+        return _NO_ANSWER                    # "The correct answer is B. … is B. … is D. … is B. … is D": a loop
     return _combine(found, declared=True)    # a template filled for every option, or the last one
 
 
 _LOOP_LETTER = re.compile(r"[A-Z]")
+_DOTTED_LETTERS = re.compile(r"(?:[A-Z][ \t]*[.．][ \t]*){2,}[A-Z]")
+# After a leading label: English prose ("A: The court should…"), which names no answer unless it says so.
+_ENGLISH_AFTER_LABEL = re.compile(r"[ \t]*[:：.．)）、]?[ \t]*[A-Za-z]{2,}")
+_ENGLISH_ANSWER_WORD = re.compile(r"(?i)\b(?:correct|right|answer|choose|choice|true)\b")
+_CJK = re.compile(r"[\u3400-\u9fff]")
 # A declaration that no option can be chosen ("正确答案: 无法判断", "答案：无法确定").
 _UNDECIDED = re.compile(r"(?:正确答案|最终答案|答案)[ \t]*(?:是|为)?[ \t]*[:：]?[ \t]*(?:无法判断|无法确定|无法选择|不能确定|不确定)")
 _ITEM_END = re.compile(r"[;；\n]")
@@ -415,9 +441,19 @@ _LINE_LABEL = re.compile(r"[ \t]*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]�
 _EMPTY_LABEL = re.compile(r"\s*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]?\s*[:：.．、]\s*")
 
 
+def _ends_with_own_text(text: str, end: int, letters: frozenset[str], ctx: _Context) -> bool:
+    """Whether all that follows a declared letter is its option's whole text ("…\n正确答案：A: 皇帝所尊请而来的
+    客人" at the end of the output): a declaration, not a copied list cut off by the length limit."""
+    if len(letters) != 1:
+        return False
+    rest = re.sub(r"^[ \t]*[:：.．、][ \t]*", "", text[end:])
+    return _plain(strip_edges(rest)) == ctx.targets.get(next(iter(letters)), "\0")
+
+
 def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) -> Optional[frozenset[str]]:
     """The letters of a declared list that leaves the first option out ("正确答案：B:<B's text>;C:<C's
-    text>;D:<D's text>。", "【答案】：【B】<text>。【C】<text>。"), up to the line's end or the next
+    text>;D:<D's text>。", "【答案】：【B】<text>。【C】<text>。") or ends before the last one ("正确的做法应该是
+    A:<A's text>;B:<B's text>;C:<C's text>。"), up to the line's end or the next
     declaration: the options chosen, each label followed by its own text and none called wrong;
     ``None`` for a copy of the whole list (or one cut off, which starts with the first option)."""
     stop = _DECLARATION.search(text, end)
@@ -432,13 +468,15 @@ def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) 
     listed = set(letters)
     for letter, after in labels:
         target = ctx.targets.get(letter)
-        if letter not in ctx.valid or not target or not _plain(part[after:after + 2 * len(target) + 10]).startswith(target):
+        if letter not in ctx.valid or not target or not _plain(strip_edges(part[after:after + 2 * len(target) + 10])).startswith(target):
             return None                      # a label without its own text ("B:甲;C:乙…": shifted)
         listed.add(letter)
-    if min(ctx.valid) in listed or len(listed) < 2 or listed == ctx.valid:
+    if len(listed) < 2 or listed == ctx.valid:
         return None
+    if min(ctx.valid) in listed and not (max(ctx.valid) not in listed and part.rstrip().endswith("。")):
+        return None                          # (from the first option: a copy, unless it ends before the last)
     first = next(iter(letters)) if len(letters) == 1 else None
-    if first is None or not _plain(text[end:end + 2 * len(ctx.targets.get(first, "")) + 12]).startswith(
+    if first is None or not _plain(strip_edges(text[end:end + 2 * len(ctx.targets.get(first, "")) + 12])).startswith(
             ctx.targets.get(first, "\0")):
         return None                          # the declared letter, too, with its own text
     return frozenset(listed)
@@ -465,6 +503,10 @@ def _opens_list(text: str, end: int) -> bool:
         return False
     if _INLINE_LABEL.match(text, colon.end()):
         return True                          # "答案：【A】：【B】：…"
+    line_end = text.find("\n", end, end + 400)
+    if (line_end >= 0 and _LABEL.match(text, re.compile(r"\s*").match(text, line_end).end())
+            and not _INLINE_LABEL.search(text, colon.end(), line_end)):
+        return True                          # "答案：A:<text；text>;\nB:…": the next line opens the next item
     stop = _ITEM_END.search(text, end, end + 400)
     if stop is not None and not _INLINE_LABEL.search(text, colon.end(), stop.start()):
         # (an inline label before the item ends: "C:行政拘留。根据…的是:A:警告;B:…" — another list)
@@ -484,23 +526,35 @@ _DECLARED_TEXT = re.compile(r"(?:最终答案|正确答案|参考答案|答案|�
 
 
 def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
-    """A declaration followed by an option's own text ("[正确答案]中国法"): that option."""
+    """A declaration followed by an option's own text ("[正确答案]中国法"), or by the last clause that
+    is this option's alone ("正确答案: 丁构成抢劫罪而不构成抢夺罪。" for "丁骑摩托车…丁构成抢劫罪而不构成
+    抢夺罪"): that option."""
     for match in reversed(list(_DECLARED_TEXT.finditer(text))):
         content = _plain(strip_edges(match.group("content")))
         named = {key for key, target in ctx.targets.items() if content == target}
         if len(named) == 1:
             return frozenset(named)
+        if not named and (concluded := ctx.keys_by_conclusion.get(content)):
+            return concluded
     return None
 
 
 def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
-    """The first line is one option with its own text ("A 甲某个人成立合同诈骗罪") and the next line
-    is not another label: an answer, even when copies of the question and its options follow (but
+    """The first line is one option with its own text ("A 甲某个人成立合同诈骗罪"), or its letter alone,
+    and the next line is not another label: an answer, even when copies of the question and its options follow (but
     not when the other options follow with their own text and no copy of the question: a walk
     through every option)."""
     lines = [line for line in re.split(r"\n|(?<=。)", text) if line.strip()]
     if len(lines) < 2:
         return None
+    alone = re.fullmatch(r"[ \t]*([A-Z])[ \t]*", lines[0])
+    if (alone and alone.group(1) in ctx.valid and len(_LONE_LETTER.findall(text)) == 1
+            and not _LABEL.match(lines[1]) and not _SPACED_LABEL.match(lines[1])
+            and not _plain(strip_edges(lines[1])).startswith(ctx.targets.get(alone.group(1), "\0")[:6])
+            and not _listed_after(lines[1:], alone.group(1), ctx)):
+        # "A\n<discussion>…": a letter alone on the first line (not "A\n<A's text>;\n<B's text>…", a label
+        # on a line of its own above a copied list)
+        return frozenset({alone.group(1)})
     label = _LABEL.match(lines[0])
     letter = _label_letter(label) if label else None
     if label is None:
@@ -509,12 +563,21 @@ def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if not label or _LABEL.match(lines[1]) or _SPACED_LABEL.match(lines[1]) or len(_labels(lines[0])) > 1:
         return None
     target = ctx.targets.get(letter)
-    if letter in ctx.valid and target and _plain(lines[0][label.end():]).startswith(target):
+    if letter in ctx.valid and target and _plain(strip_edges(lines[0][label.end():])).startswith(target):
         rest = text[text.find(lines[0]) + len(lines[0]):]
         if len(_labels(rest) - {letter}) >= 2 and not (ctx.stem_tail and ctx.stem_tail in _plain(rest)):
             return None                      # "A:…; 依据… B:…。C:…": every option discussed in turn
         return frozenset({letter})
     return None
+
+
+def _listed_after(lines: list[str], letter: str, ctx: _Context) -> bool:
+    """Whether ``lines`` are the option list from ``letter`` on, one option a line, its first item reworded
+    ("A\n董事会成员可以由股东会选举…\n<B's text>\n<C's text>\n<D's text>": a label above a copied list)."""
+    following = sorted(key for key in ctx.targets if key > letter)
+    if len(lines) != len(following) + 1 or not following:
+        return False
+    return all(_plain(strip_edges(line)).startswith(ctx.targets[key][:8]) for line, key in zip(lines[1:], following))
 
 
 # A concluding sentence that calls an option right or wrong at some distance ("综上所述，选项A是关于
@@ -529,6 +592,8 @@ _DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于
 
 # What a stem asks about, after its question word ("下列哪种情形属于教唆犯?" → "属于教唆犯").
 _ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,16})$")
+# … or before 的是/的有 closing the stem ("下列证据中属于直接证据的是" → "属于直接证据").
+_ASKED_LAST = re.compile(r"(?:下列|以下)(?:[\u3400-\u9fff]{0,8}?中)?(?P<asked>[\u3400-\u9fff]{2,16}?)的(?:是|有)$")
 # "A选项：<text>，符合题意。": a letter and 选项 as an option's label at a line start.
 _WORD_LABEL = re.compile(r"(?m)^[ \t]*(?:(?P<letter>[A-Z]) ?选项|选项 ?(?P<after>[A-Z])) ?[:：]")   # ("选项A：…" too)
 # A header that asserts a verdict on the options listed under it, each on its own line:
@@ -555,7 +620,7 @@ _VERDICT_SENTENCE = re.compile(r"[。；;\n][ \t]*(?:的说法|说法|的表述|
 def _predicate(stem: str) -> str:
     """What the question asks about after its question word, without 是…的 ("下列哪种情形属于教唆犯"
     → "属于教唆犯", "哪一条是违法的" → "违法"); ``""`` when it has none (:data:`_ASKED`)."""
-    asked = _ASKED.search(stem)
+    asked = _ASKED.search(stem) or _ASKED_LAST.search(stem)
     return asked.group("asked").removeprefix("是").removesuffix("的") if asked else ""
 
 
@@ -676,9 +741,10 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
         if match is None:
             said = (_SAID.match(text, listed.end()) or _SAID_BARE.match(text, listed.end())) if predicate else None
             if (len(predicate) >= 2 and said and said.group("said") in (predicate, _bare_predicate(ctx.stem))
-                    and text.endswith("只有", 0, listed.start())
+                    and (text.endswith("只有", 0, listed.start()) or not text[:listed.start()].strip())
                     and not re.search(r"如果|假如|假设|若|并非|不是|不", text[max(0, listed.start() - 6):listed.start() - 2])):
-                for letter in _letters(listed.group(0), ctx.valid):     # "只有B是违法的" (…哪一条是违法的?)
+                for letter in _letters(listed.group(0), ctx.valid):     # "只有B是违法的" (…哪一条是违法的?), or
+                    # opening the answer: "A属于直接证据。" (…属于直接证据的是?)
                     verdict[letter] = not ctx.negative_question
             continue
         start = listed.start()
@@ -689,7 +755,10 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
         for letter in _letters(listed.group(0), ctx.valid):
             verdict[letter] = match.group("pos") is not None
     line_verdicts: dict[str, set[bool]] = {letter: set(values) for letter, values in text_verdicts.items()}
-    for match in (*_ENGLISH_VERDICT.finditer(text), *_ENGLISH_BARE_VERDICT.finditer(text)):
+    for match in (*_ENGLISH_VERDICT.finditer(text), *_ENGLISH_BARE_VERDICT.finditer(text),
+                  *_ENGLISH_RULE_VERDICT.finditer(text)):
+        if match.re is _ENGLISH_RULE_VERDICT and re.search(r"符合|违反|违法|合法", ctx.texts.get(match.group("letter"), "")):
+            continue                         # "A: The judgment is consistent with the legal provisions…": option A translated
         if match.group("letter") in ctx.valid and not _ENGLISH_NO_VERDICT.search(match.group("rest")):
             line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
     line_matches = list(_LINE_VERDICT.finditer(text))
@@ -756,6 +825,9 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         if len(line) > 80 or not ("A" <= line.lstrip(" \t([（【")[:1] <= "Z"):
             continue                         # (only lines that open with a letter: fast)
         line = strip_edges(line)
+        if _DOTTED_LETTERS.fullmatch(line):
+            opened[line] += 1                # "A.B.C.D." (letters only, each with a dot): the letter list
+            continue
         listed = _LIST_RE.match(line)
         if (listed and len(_letters(listed.group(0), ctx.valid)) >= 3
                 and re.match(r"\s|$|[(（]", line[listed.end():])):     # (not "A,B,C,D四个选项中，只有A…")
@@ -801,6 +873,10 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         rest = answer[lead.end():].split("\n", 1)[0] if lead else ""
         if lead and rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest):
             lead = None                      # "A. 1. 2. 3. …": a label followed by numbering
+        if (lead and _ENGLISH_AFTER_LABEL.match(rest) and not _ENGLISH_ANSWER_WORD.search(rest)
+                and any(_CJK.search(value) for value in ctx.texts.values())):
+            lead = None                      # "A: The 1980 United Nations Convention…" to a Chinese question: "A:"
+            # opens English prose (an "Answer:"), not option A's text
         if lead and (tail := _VERDICT_TAIL.match(answer, lead.end())) and tail.group("neg") is not None:
             lead = None                      # "A、B、C、D 都不成立。": letters judged wrong (rule d), not chosen
         if (lead and (letters := _letters(lead.group("list"), ctx.valid)) and not letters & judged
@@ -819,6 +895,8 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
                     and letter not in judged and not _asked_about(text, label.end(), ctx.texts.get(letter, "")):
                 return frozenset({letter})     # "…情形的?D:案件事实基本查清…": a label with its option text
     lines = text.splitlines()
+    if option_list and (repeated := _repeated_item(lines, ctx)):
+        return repeated
     for number in range(len(lines) - 1, -1, -1):
         line = lines[number]
         if option_list and line.strip() and not _LIST_RE.fullmatch(strip_edges(line)):
@@ -832,6 +910,46 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             return letters
     last = max(_LABEL.finditer(text), key=lambda m: m.end(), default=None) if option_list else None
     return _by_content(text, ctx, (last.end(), _label_letter(last)) if last else None, labelled=len(labels) >= 2)
+
+
+def _repeated_item(lines: list[str], ctx: _Context) -> Optional[frozenset[str]]:
+    """The option whose label and whole text make the last line, right after a whole copy of the options
+    that does not lead to it ("…侵占罪:A:<A's text>;B:…;D:<D's text>。\nD:<D's text>。" → D; not the
+    next item of a copy, "A:…\nB:…", a copy started again, "…D:…\nA:<A's text>", nor a line repeated), else
+    ``None``."""
+    filled = [line.strip() for line in lines if line.strip()]
+    if len(filled) < 2:
+        return None
+    line, previous = filled[-1], filled[-2]
+    label = _ITEM_LABEL.match(line)
+    if not label or (letter := label.group("letter")) not in ctx.targets:
+        return None
+    if _plain(strip_edges(line[label.end():])) != ctx.targets[letter]:
+        return None
+    inline = [m.group("letter") for m in _INLINE_LABEL.finditer(previous)]
+    before = _ITEM_LABEL.match(previous)
+    if len(set(inline)) >= 2 and inline[-1] == max(ctx.valid):
+        expected = min(ctx.valid)            # the line before holds the whole list
+    elif before and before.group("letter") in ctx.valid and before.group("letter") != letter:
+        expected = chr(ord(before.group("letter")) + 1)
+        expected = min(ctx.valid) if expected > max(ctx.valid) else expected
+    else:
+        return None
+    copied = _plain("".join(filled[:-1]))
+    if expected == letter or not all(target in copied for target in ctx.targets.values()):
+        return None
+    return frozenset({letter})
+
+
+def _redeclared(turn: str, ctx: _Context) -> Optional[frozenset[str]]:
+    """The letters declared on the first line after an answer's last end marker ("[正确答案]B<eoa>\n\n其中错误
+    的是A。", "…<eoa> 推进…的基本原则是[B]坚持…"), when that line is no question, instruction or option list,
+    else ``None``: the answer stated last (rule a: the last declaration wins; :func:`read_choices` takes one
+    letter so, and only from the last turn: a slot in every turn is a template, :func:`_combine`)."""
+    part = next((line for line in turn.splitlines() if line.strip()), "")
+    if not part or QUESTION_MARKER.search(part) or _labels(part):
+        return None
+    return _declared(part, ctx, False) or None
 
 
 def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
@@ -903,7 +1021,8 @@ def _restates(text: str, position: int, stem: str) -> bool:
 
 
 def _next_label(lines: list[str], valid: Iterable[str] = "ABCD") -> Optional[str]:
-    """The letter after the label of the last non-empty line (``B:…`` → ``C``), else ``None``.
+    """The letter after the label of the last non-empty line (``B:…`` → ``C``; after the last option's, the
+    first: ``D:…`` → ``A``), else ``None``.
 
     A line that holds the whole option list (``A:官当;B:…;D:重罪十条。``) is followed by the first
     label of its next copy (``A``)."""
@@ -915,13 +1034,15 @@ def _next_label(lines: list[str], valid: Iterable[str] = "ABCD") -> Optional[str
             inline = [m.group("letter") for m in _INLINE_LABEL.finditer(line)]
             if len(set(inline)) >= 2 and inline[-1] == max(valid):
                 return min(valid)
-            return chr(ord(_label_letter(label)) + 1)
+            following = chr(ord(_label_letter(label)) + 1)
+            return following if following <= max(valid) else min(valid)    # ("…\nD. …\nA": a copy again)
     return None
 
 
 def _rejoin_list(pieces: list[str], ctx: _Context) -> list[str]:
     """The turns, or one piece when the end markers only separate the items of an option list:
-    two or more later turns open with an option's label and its own text
+    two or more later turns open with an option's label and its own text (its first 12 characters: the rest
+    may be reworded)
     ("[正确答案]A:<option A>;\n[eoa]B:<option B>;\n[eoa]C:<option C>…", or the label alone between
     two markers), or the lines of a numbered answer key ("1. [正确答案]A<eoa>\n2. [正确答案]B<eoa>…",
     at least twice as many as the options: read whole, :func:`_declared` finds the key)."""
@@ -931,11 +1052,11 @@ def _rejoin_list(pieces: list[str], ctx: _Context) -> list[str]:
     for number, piece in enumerate(pieces[1:], 1):
         label = _ITEM_LABEL.match(piece.lstrip())
         if label and (target := ctx.targets.get(label.group("letter"))):
-            items += _plain(piece.lstrip()[label.end():label.end() + 2 * len(target) + 10]).startswith(target)
+            items += _plain(strip_edges(piece.lstrip()[label.end():label.end() + 2 * len(target) + 10])).startswith(target[:12])
         elif (target := ctx.targets.get(piece.strip())) and number + 1 < len(pieces):
             # "…?<eoa>A<eoa>，<A's text>。\n<eoa>B<eoa>，<B's text>…": the label alone between markers
             following = pieces[number + 1]
-            items += _plain(following[:2 * len(target) + 10]).startswith(target)
+            items += _plain(strip_edges(following[:2 * len(target) + 10])).startswith(target[:12])
         numbered += bool(_NUMBERED_DECLARATION.match(piece))
     if numbered >= 2 * len(ctx.valid) and _NUMBERED_DECLARATION.match(pieces[0]):
         return ["\n".join(pieces)]          # "1. [正确答案]A<eoa>\n2. [正确答案]B<eoa>…": an answer key, read whole
@@ -1022,6 +1143,9 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     for index, turn in enumerate(pieces):
         if answer is not None:
             if not _is_bare(turn):
+                if (index == len(pieces) - 1 and len(slots) == 1 and (later := _redeclared(turn, ctx))
+                        and len(later) == 1 and later != answer):
+                    answer, first = later, index     # "[正确答案]B<eoa>\n\n其中错误的是A。": the last declaration
                 break
             more = _read_turn(turn, ctx)
             if more:

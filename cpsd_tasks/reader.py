@@ -132,7 +132,7 @@ END_MARKER = re.compile(
 )
 #: Markers of another speaker's turn: text after them was not the model's answer.
 ROLE_MARKER = re.compile(
-    r"<\|im_start\|>[ \t]*(?:assistant|user|system)?|<\|?(?:human|user|bot|assistant|system)\|?>|\[INST\]|\[/INST\]"
+    r"<\|im_start\|>[ \t]*(?:assistant|user|system)?|<\|?(?i:human|user|bot|assistant|system|moss)\|?>|\[INST\]|\[/INST\]"
     r"|(?:^|\n)[ \t]*(?:#{2,4}[ \t]*)?(?:Human|User|USER|HUMAN|Assistant|Instruction|用户|人类)[ \t]*[:：]"
     r"|(?:^|\n)[ \t]*#{2,4}[ \t]*(?:Human|User|Instruction|Input|Response|Question)\b",
 )

@@ -774,6 +774,111 @@ def test_kinds_found_in_heldout14_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
+ROBBERY = {"A": "甲夺门而逃，甲构成盗窃罪、故意伤害罪，应数罪并罚", "B": "乙用力过猛，乙同时构成抢夺罪、过失致人重伤罪",
+           "C": "丙顺势踹了李某一脚，然后逃离现场。丙构成抢劫罪", "D": "丁突然对摩托车加速，田某当即被摔成重伤。丁构成抢劫罪而不构成抢夺罪"}
+HAMBURG = {"A": "《汉堡规则》取消了航行过失免责", "B": "《汉堡规则》没有规定延迟交货的责任",
+           "C": "《汉堡规则》在一定范围内承认了保函的效力", "D": "《海牙规则》中只有承运人的概念"}
+EVIDENCE = {"A": "被害人陈某说是吕某砍了一刀", "B": "现场留有吕某的脚印两个", "C": "在吕某家搜出陈某的手提包", "D": "菜刀上的血型与陈某一致"}
+ADS = {"A": "许律师在报纸上发布广告", "B": "钱律师在名片上印上“全国十佳律师”", "C": "丁律师开辟专栏", "D": "杜律师宣称胜诉率达到87%"}
+JUDGMENT = {"A": "该判决符合法律规定，实事求是", "B": "该判决不符合法律规定，违反了处分原则", "C": "该判决违反了辩论原则", "D": "该判决违反了平等原则"}
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # a declaration followed by the last clause that is one option's alone (q056)
+    ("请你选出正确答案。\n\nA: 甲构成盗窃罪、故意伤害罪，应数罪并罚\nB: 乙同时构成抢夺罪、过失致人重伤罪\n\n正确答案: 丁构成抢劫罪而不构成抢夺罪。",
+     ROBBERY, "下列哪些说法是错误的?", "D"),
+    ("正确答案: 丙构成抢劫罪", ROBBERY, None, "C"),
+    # English: "I would select option [B]" (q269); not supposed, not denied, not an instruction
+    ("Based on the information provided, I would select option [B] as the correct answer.", PEOPLE, None, "B"),
+    ("If I choose B, the guard is liable.", PEOPLE, None, None),
+    ("I would not choose B.", PEOPLE, None, None),
+    ("Please choose A, B, C or D.", PEOPLE, None, None),
+    # a sub-answer's number before the declared letter (y107), not before a walk through the options
+    ("### 答案: 正确答案: （1）A 。根据《证券法》第149条规定，……（2）根据第150条规定……", PEOPLE, None, "A"),
+    ("### 答案: 正确答案: （1）A、甲。（2）B、乙。（3）C、丙。（4）D、丁。", PEOPLE, None, None),
+    # one option's line after a whole copy of the options (q250); not the copy again, nor a line repeated
+    ("不计数额，下列哪一选项构成侵占罪:A:甲;B:乙;C:丙;D:丁。\nD:丁。", PEOPLE, "不计数额，下列哪一选项构成侵占罪:", "D"),
+    ("A:甲\nB:乙\nC:丙\nD:丁\nA:甲", PEOPLE, None, None),
+    ("A:甲\nB:乙\nC:丙\nD:丁\nD:丁\nD:丁", PEOPLE, None, None),
+    # a letter alone on the first line, then a discussion (r186, q270); not a label above a copied list
+    ("\nA\n盗窃罪是公诉案件,由检察院提起公诉。\n所以法院正确的处理是:\nA:甲;\nB:乙;\nC:丙;\nD:丁。", PEOPLE, None, "A"),
+    ("\nA\n被害人陈某说是吕某砍了一刀;\n现场留有吕某的脚印两个;\n在吕某家搜出陈某的手提包;\n菜刀上的血型与陈某一致。", EVIDENCE, None, None),
+    ("\nA\n被害人陈某说吕某砍了他一刀\n现场留有吕某的脚印两个\n在吕某家搜出陈某的手提包\n菜刀上的血型与陈某一致", EVIDENCE, None, None),
+    # a declared list that ends before the last option (z261); a whole list declared is a copy
+    ("因此,正确的做法应该是A:甲;B:乙;C:丙。", PEOPLE, None, "ABC"),
+    ("[正确答案]A:甲;B:乙;C:丙;D:丁。", PEOPLE, None, None),
+    # "A:" opening English prose to a Chinese question is no answer (q130, q187), unless it says so
+    ("A: The 1980 United Nations Convention does not apply to disputes arising from the formation of the contract.",
+     PEOPLE, None, None),
+    ("A: The “Legalist” chapter of the “Legalist” chapter of the “Legalist” chapter", PEOPLE, None, None),
+    ("A: The correct answer is A.", PEOPLE, None, "A"),
+    ("A. 甲", PEOPLE, None, "A"),
+    # an option text opening with 《 compared as the options are (z207): a copied list split by end markers
+    ("\n[正确答案]A:《汉堡规则》取消了航行过失免责;\n[eoa]B:《汉堡规则》没有规定延迟交货的责任;\n"
+     "[eoa]C:《汉堡规则》在一定范围内承认了保函的效力;\n[eoa]D:《海牙规则》中只有承运人的概念。", HAMBURG, None, None),
+    # a last declaration on the first line after the answer's end marker (j158, p069)
+    (" [正确答案]B<eoa>\n\n其中错误的是A。\n\n根据中国法律，……", PEOPLE, "下列关于举证责任的规定表述错误的是?", "A"),
+    ("[正确答案]A<eoa> 推进全面依法治国的基本原则是[B]坚持法律面前人人平等。",
+     {"A": "坚持党的事业至上", "B": "坚持法律面前人人平等", "C": "坚持人民利益至上", "D": "坚持推进依法治国"}, None, "B"),
+    ("[正确答案]A<eoa> 正确答案是A。宪法实施的制度保障的是A、B、C、D，不能是D。", PEOPLE, None, "A"),
+    ("[正确答案]A<eoa>\n解析：……\n其中错误的是B。", PEOPLE, None, "A"),      # (not on the first line)
+    # a letter opening the answer with the question's predicate (j136)
+    ("A属于直接证据。\n\n\n", EVIDENCE, "公安机关收集的下列证据中属于直接证据的是?", "A"),
+    ("A属于间接证据。", EVIDENCE, "公安机关收集的下列证据中属于直接证据的是?", None),
+    # English per-option lines "… is (not) in accordance with the regulations" (j223); not a translated option
+    ("A: The advertisement by Mr. Zhang on the newspaper is in accordance with the regulations.\n"
+     "B: The title on Mr. Wang's card is not in accordance with the regulations.\n"
+     "C: The column is not in accordance with the regulations.\nD: The advertisement is not in accordance with the regulations.",
+     ADS, "下列律师的宣传中哪一项是符合有关规定的?", "A"),
+    ("A: The judgment is consistent with the legal provisions.\nB: The judgment does not conform to the legal provisions.",
+     JUDGMENT, None, None),
+    # an answer under a <|Human|> turn that poses a question (j208, y007)
+    ("\n\n##工具/原料\n<|Human|>: 在中国历史上，哪个朝代是第一个使用“皇帝”称号的?\n\n##方法/步骤\n1正确答案是：B\n2解析：……",
+     PEOPLE, "北魏首先确立了下列哪些制度或原则?", None),
+    # declarations that go back and forth are a loop (j284); hypothetical ones inside quotation marks don't count
+    ("A: The correct answer is B. The correct answer is B. The correct answer is D.The correct answer is B.\n"
+     "The correct answer is B. The correct answer is D.The correct answer is B.\nThe correct answer is D.", PEOPLE, None, None),
+    ("答案：A。不对，答案：B", PEOPLE, None, "B"),
+    ("\n##方法/步骤\n1问题……\n2答案：D\n\n##注意事项\n" + "如回答正确，请回答“回答正确，正确答案为：D”。\n如回答错误，请回答“回答错误，正确答案为：A”。\n" * 3,
+     PEOPLE, None, "D"),
+])
+def test_kinds_found_in_heldout15_and_heldout16_round(output, options, question, expected):
+    """Kinds from the errors left on heldout14/15 and from heldout16 (first read 0.967, before any was built);
+    each with the near misses that must stay as they were."""
+    assert letters(output, options, question) == expected
+
+
+COUNCIL = {"A": "基层群众性自治组织要严格遵守基层人民代表大会的决议；可以反映群众的意见和要求",
+           "B": "基层人民代表大会要依法对基层群众性自治组织进行监督", "C": "乡镇人民政府对村民委员会的工作应给予指导、支持和帮助",
+           "D": "不设区的市的人民政府对居民委员会的工作给予指导、支持和帮助"}
+GUEST = {"A": "皇帝所尊请而来的客人", "B": "外国使节", "C": "化外人", "D": "前朝皇帝的后代被尊为国宾的人"}
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # a copied list split by end markers whose first option's own text holds a "；", the rest reworded (f062)
+    ("\n请选出正确的答案。\n[正确答案]A:基层群众性自治组织要严格遵守基层人民代表大会的决议；可以反映群众的意见和要求;\n"
+     "[eoa]B:基层人民代表大会要依法对基层群众性自治组织进行监督;\n[eoa]C:乡镇人民政府对村民委员会的工作应给予严格监督;\n"
+     "[eoa]D:不设区的市的人民政府对居民委员会的工作给予严格监督。", COUNCIL, None, None),
+    # a declared option with its whole text ending the output, after a copied list (f147): no copy cut off
+    ("\n\nA: 皇帝所尊请而来的客人\nB: 外国使节\nC: 化外人\nD: 前朝皇帝的后代被尊为国宾的人\n\n正确答案：A: 皇帝所尊请而来的客人",
+     GUEST, None, "A"),
+    ("\n\nA: 皇帝所尊请而来的客人\nB: 外国使节\nC: 化外人\nD: 前朝皇帝的后代被尊为国宾的人\n\n正确答案：A: 皇帝所尊请", GUEST, None, None),
+    # "A.B.C.D." lines: the letters echoed (f172)
+    ("\nA.B.C.D.\nA.B.C.D.\nA.B.C.D.\nA.B.C.D.", PEOPLE, None, None),
+    # a label line that calls its own letter right (f273)
+    ("请你选出正确的答案。\nA: 正确的是A。这是因为观点A是对法律规则的规定，观点B是关于法律规则的构成的观点。", PEOPLE, None, "A"),
+    ("\nA: 正确答案是A。甲。\nB: 错误答案是B。乙。\nC: 正确答案是C。丙。", PEOPLE, "下列说法正确的是", "AC"),
+    # the letters named as where the answer is to be found are no answer (f296)
+    ("注意：答案为A、B、C、D中的一个，请从中选择正确的答案。", PEOPLE, None, None),
+    # a copy cut off at the next copy's first label, after the last option (f038)
+    ("\nA. By the plaintiff.\nB. By the defendants.\nC. Jointly.\nD. By the defendants.\nA", PEOPLE, None, None),
+    ("\nA:甲\nB:乙\nC:丙\nD:丁\nA", PEOPLE, None, None),
+])
+def test_kinds_found_in_heldout17_round(output, options, question, expected):
+    """Kinds from heldout17 (first read 0.970, before any was built), with their near misses."""
+    assert letters(output, options, question) == expected
+
+
 @pytest.mark.parametrize("output, options, question, expected", [
     # found by breaking this session's rules on purpose (third round): each row read an answer the
     # output does not give (false credit) before the fix, or shows the fix keeps a real answer
