@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 16))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 18))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 5010
-    assert plugin.right >= 4910 and plugin.false_credit <= 15 and plugin.wrong_letters <= 16
-    assert plugin.credit_differs <= 20                                  # reading errors that change a score
-    assert rule.right < 2550 and rule.credit_differs >= 280            # LawBench's rule: 0.506, 297
+    assert plugin.n == 5610
+    assert plugin.right >= 5513 and plugin.false_credit <= 14 and plugin.wrong_letters <= 15   # 0.983
+    assert plugin.credit_differs <= 21                                  # reading errors that change a score
+    assert rule.right < 2850 and rule.credit_differs >= 300            # LawBench's rule: 0.503, 326
     for name, (accuracy, false_credit) in SET_FLOORS.items():
         assert scores[name]["plugin"].accuracy >= accuracy, name
         assert scores[name]["plugin"].false_credit <= false_credit, name
@@ -62,28 +62,34 @@ def test_reading_against_the_graded_set(corpus):
 SET_FLOORS = {
     **{name: (0.98, 0) for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6")},
     "heldout5": (0.975, 1),     # one false credit left (p099)
-    # heldout7: letter loops after an answer slot, read as garbage by its third grader
-    "heldout7": (0.98, 2),
+    # heldout7: letter loops after an answer slot, read as garbage by its third grader (so read since heldout13)
+    "heldout7": (0.99, 0),
     # heldout8 (first read 0.957): "A.A B.B C.C D.D" before copies of the prompt is no answer since
     # heldout13 (four sets' graders read the mapping so)
     "heldout8": (0.98, 0),
     "heldout9": (0.97, 0),      # first read 0.957; graders agreed on 299 of 300
     # heldout10 (first read 0.963): a refusal quoting an option's text, "答案：A、<text>;B、<text>…" a copy
-    "heldout10": (0.965, 1),
+    "heldout10": (0.975, 1),
     # heldout11 (first read 0.947): left an answer under a generic re-posed question, a loop of answer
     # slots (C, A, C, D, …), one answer after each of many copies of the question, "…的异议是<C's text>"
     "heldout11": (0.96, 4),
     # heldout12 (first read 0.970): left answers under a re-posed <|Human|> question and under options
     # the model rewrote itself
-    "heldout12": (0.975, 2),
+    "heldout12": (0.98, 1),
     # heldout13 (first read 0.953): left a copied list declared from its first option, and the loop
     # "【答案】：【A】：【B】：【C】：【D】…" its graders read as all four letters (heldout7's as none)
-    "heldout13": (0.97, 2),
+    "heldout13": (0.98, 0),
     # heldout14 (first read 0.920): left a leading "A:" before English or garbage text, copies of the
     # question followed by a discussion or by one option's text looping
-    "heldout14": (0.93, 5),
+    "heldout14": (0.95, 3),
     # heldout15 (first read with this round's final reader 0.953): left answers only by meaning
     "heldout15": (0.955, 1),
+    # heldout16 (first read 0.967): left a copy of the stem and one option in the prompt's format (none for
+    # its third grader, an answer for both graders of the same form with D), answers only by meaning
+    "heldout16": (0.98, 2),
+    # heldout17 (first read 0.970; graders agreed on all 300): left answers only by meaning and an answer
+    # under a question the model rewrote with options of its own
+    "heldout17": (0.98, 1),
 }
 
 
