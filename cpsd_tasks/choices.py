@@ -115,12 +115,12 @@ _HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终
           r"(?i:(?:the\s+)?(?:correct\s+|final\s+|right\s+)?(?:answer|option|choice)"
           r"(?:\s+to\s+(?:the|this|your|my)\s+question)?\s+(?:is|would be|should be)|answer)"
           # "I would select option [B]", "I choose B", "I'd go with C"
-          r"|(?<![A-Za-z])I(?:\s+would|\s+will|'d|’d)?\s+(?:select|choose|pick|go\s+with))")
+          r"|(?<![A-Za-z])I(?:\s+would|\s+will|'d|’d|'ll|’ll)?\s+(?:select|choose|pick|go\s+with))")
 _TAIL = r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*)?(?:(?i:option|choice)\s+)?"   # ("…is option D")
 # (A first sub-answer's number may come before the letter: "正确答案: （1）A 。"; the leading lookaheads
 # only make the scan fast: a position whose first character can start no
 # match is skipped at once.)
-_DECLARATION = re.compile(rf"(?=[解最正参标答应故所因我选更改而\sTtCcFfRrAaOoI]){_HEADS}{_TAIL}(?:[(（][1-9][)）][ \t]*(?=[A-Z](?![ \t]*[、:：.．])))?(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
+_DECLARATION = re.compile(rf"(?=[解最正参标答应故所因我选更改而\sTtCcFfRrAaOoI]){_HEADS}{_TAIL}(?:[(（][1-9][)）][ \t]*(?=[A-Z][ \t]*(?:[。，,;；]|$)))?(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
 # A weaker head: the letter must be used as a label ("…错误的是D:开庭…", "属于D:犯意表示") or end the
 # clause ("正确的是D。", "错误的是C").
 _LABEL_DECLARATION = re.compile(
@@ -133,15 +133,18 @@ _LABEL_DECLARATION = re.compile(
 # the answer is to be found ("答案为A、B、C、D中的一个") — no answer.
 # (Not 错误/有误: "答案：B（错误）" answers a "下列说法错误的是" question.)
 _RETRACTED_RE = re.compile(r" ?[(（]? ?(?:(?:都|均|全|也)?(?:不对|错了)|(?:都|均|全)错)| ?(?:吗|呢|\?|？)"
-                           r"| ?(?:是错的|是错误的|还是|或者|或|中没有|中无|中的一个|中的一项|之一|中选)")
+                           r"| ?(?:是错的|是错误的|还是|或者|或|中没有|中无|中的一个|中的一项|之一|中选)"
+                           r"| ?(?:[两三四五六七八九十几]个(?:选项)?中|中的?(?:任|一|[A-Z])|/)")
 # Right before a declaration: a negation ("不选C", "不应选A", "排除B", "答案不是B"), an example
 # ("例如[正确答案]A"), or a list of wrong answers ("错误答案：A,B,C") — the declaration is skipped.
 _SKIP_BEFORE = re.compile(r"(?:不|非|排除|错选|误选|(?<!错)误|别|不能|不会|不应|不要|不可|例如|比如|譬如|例|如|e\.g\.|for example"
+                          r"|如果|假如|假设|若|人会|生会|者会|容易错?|错"
                           r"|(?:其他|其余|各|每个)选项的|format|格式(?:为|是|如下)?[:：]?) ?$",
                           re.IGNORECASE)
 # Before an English declaration, in its sentence: a supposition, a doubt, a denial or someone else's view
 # ("If the correct answer is B", "I doubt the answer is B", "It is not true that…", "Many think…").
-_ENGLISH_HEDGE = re.compile(r"(?i)\b(?:if|whether|unless|suppose|supposing|assume|assuming|doubt|not true|not that"
+_ENGLISH_HEDGE = re.compile(r"(?i)(?<!I )\b(?:should|shall|can|could|do|may|might|would)\s+$"     # "Should I choose A…?"
+                            r"|\b(?:if|whether|unless|suppose|supposing|assume|assuming|doubt|not true|not that"
                             r"|(?:many|some|others|people|students)\s+(?:\w+\s+)?(?:think|believe|say|claim))\b")
 # Where the clause of a declaration starts, at most 80 characters before it (the last punctuation, or there).
 _CLAUSE_START = re.compile(r"(?:[\s\S]*[.,;:!?\n，。；：！？])?")
@@ -217,6 +220,7 @@ _ENGLISH_RULE_VERDICT = re.compile(r"^[ \t]*(?P<letter>[A-Z])[ \t]*[:：.][ \t]*
                                    r"(?:(?P<neg>not )|(?P<pos>))(?:in accordance|in line|consistent|in compliance) with"
                                    r" (?:the )?(?:relevant )?(?:regulations|law|laws|legal provisions|provisions|rules)\b(?P<rest>[^\n]*)",
                                    re.MULTILINE)
+_ENGLISH_CLAIMED = re.compile(r"(?i)\b(?:whether|if|unless|claims?|argues?|says?|believes?|thinks?|depends|but)\b")
 # What makes an English verdict line no verdict: it maps the option to another letter ("A: The answer is
 # wrong. The correct answer is B.", "The right choice is C"), asks ("…is correct?"), supposes ("…correct
 # if …") or turns ("Wait, actually it is correct").
@@ -312,6 +316,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     previous = 0
     numbered = 0                             # declarations on numbered lines ("17. 答案：A")
     looped = False
+    final = False                            # the last declaration is a final answer
     matches = [(m, True) for m in _DECLARATION.finditer(text)]
     matches += [(m, False) for m in _LABEL_DECLARATION.finditer(text)]
     if not matches:
@@ -333,6 +338,8 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         letters = _letters(match.group(fragment_name), ctx.valid)
         if not letters:
             continue
+        if letters == ctx.valid and "/" in match.group(fragment_name):
+            continue                         # "答案：A/B/C/D": the answer format, no choice
         if letters == ctx.valid and len(_LOOP_LETTER.findall(match.group(fragment_name))) >= 2 * len(ctx.valid):
             looped = True                    # "【答案】：【B】【D】【C】【A】【D】【B】…": every letter in a loop, no choice
             continue
@@ -372,11 +379,13 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
                 _ENGLISH_HEDGE.search(text, _CLAUSE_START.search(text, max(0, start - 80), start).end(), start)
                 or _ENGLISH_CONDITION.match(text, end)):
             continue                         # "If the correct answer is option D, …", "… is D only if …"
-        opened = bisect.bisect_left(opens, start) - bisect.bisect_left(opens, line_start)
-        closed = bisect.bisect_left(closes, start) - bisect.bisect_left(closes, line_start)
-        if opened > closed:
-            continue                         # inside a quotation on its line: "如回答错误，请回答“…正确答案为：A”"
+        last_open = bisect.bisect_left(opens, start) - 1
+        if (last_open >= 0 and opens[last_open] >= line_start
+                and bisect.bisect_left(closes, start) == bisect.bisect_left(closes, opens[last_open])
+                and _HYPOTHETICAL.search(text, max(line_start, opens[last_open] - 12), opens[last_open])):
+            continue                         # inside a supposed quotation: "如回答错误，请回答“…正确答案为：A”"
         found.append(letters)
+        final = bool(_FINAL.search(text, max(0, start - 6), start + 6))   # "最终答案是B", "Final answer: D"
         after_copy.append(len(_labels(text[previous:start])) >= 2)
         polarity.append(None if said is None else said.group("neg") is None)
         numbered += bool(_NUMBERED_LINE.match(text, line_start, start))
@@ -412,15 +421,19 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     if (all(len(f) == 1 for f in found) and len(set(found)) >= 3
             and len(found) > 2 * len(ctx.valid) and numbered * 2 > len(found)):
         return _NO_ANSWER                    # "1. 答案：A 2. 答案：B … 80. 答案：…": an answer key
-    if sum(1 for before, after in zip(found, found[1:]) if before != after) >= 3 and len(set(found)) < 3:
+    if (sum(1 for before, after in zip(found, found[1:]) if before != after) >= 3 and len(set(found)) < 3
+            and not final):
         return _NO_ANSWER                    # "The correct answer is B. … is B. … is D. … is B. … is D": a loop
     return _combine(found, declared=True)    # a template filled for every option, or the last one
 
 
 _LOOP_LETTER = re.compile(r"[A-Z]")
-_DOTTED_LETTERS = re.compile(r"(?:[A-Z][ \t]*[.．][ \t]*){2,}[A-Z]")
-# After a leading label: English prose ("A: The court should…"), which names no answer unless it says so.
-_ENGLISH_AFTER_LABEL = re.compile(r"[ \t]*[:：.．)）、]?[ \t]*[A-Za-z]{2,}")
+_HYPOTHETICAL = re.compile(r"如(?!下)|若|例如|比如")
+_FINAL = re.compile(r"(?:最终答案|(?i:(?:the\s+)?final\s+answer))")
+_DOTTED_LETTERS = re.compile(r"[A-Z]+(?:[ \t]*[.．][ \t]*[A-Z]+){2,}[.．]?")     # ("A.B.C.D.", "A.AB.BC.CD.D")
+# After a leading label: English prose, five words or more ("A: The court should…"), which names no answer
+# unless it says so ("A. Theft" may be the option translated).
+_ENGLISH_AFTER_LABEL = re.compile(r"[ \t]*[:：.．)）、]?[ \t]*[A-Za-z]{2,}(?:[ \t,.'’\"“”()-]+[A-Za-z0-9]+){4}")
 _ENGLISH_ANSWER_WORD = re.compile(r"(?i)\b(?:correct|right|answer|choose|choice|true)\b")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # A declaration that no option can be chosen ("正确答案: 无法判断", "答案：无法确定").
@@ -444,10 +457,11 @@ _EMPTY_LABEL = re.compile(r"\s*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]
 def _ends_with_own_text(text: str, end: int, letters: frozenset[str], ctx: _Context) -> bool:
     """Whether all that follows a declared letter is its option's whole text ("…\n正确答案：A: 皇帝所尊请而来的
     客人" at the end of the output): a declaration, not a copied list cut off by the length limit."""
-    if len(letters) != 1:
-        return False
+    target = ctx.targets.get(next(iter(letters)), "") if len(letters) == 1 else ""
+    if not target or len(text) - end > 3 * len(target) + 20:
+        return False                         # (only a short rest is looked at: linear)
     rest = re.sub(r"^[ \t]*[:：.．、][ \t]*", "", text[end:])
-    return _plain(strip_edges(rest)) == ctx.targets.get(next(iter(letters)), "\0")
+    return _plain(strip_edges(rest)) == target
 
 
 def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) -> Optional[frozenset[str]]:
@@ -530,6 +544,8 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     is this option's alone ("正确答案: 丁构成抢劫罪而不构成抢夺罪。" for "丁骑摩托车…丁构成抢劫罪而不构成
     抢夺罪"): that option."""
     for match in reversed(list(_DECLARED_TEXT.finditer(text))):
+        if _WRONG_LIST.search(text, max(0, match.start() - 4), match.start()):
+            continue                         # "错误答案：<text>": the wrong one named
         content = _plain(strip_edges(match.group("content")))
         named = {key for key, target in ctx.targets.items() if content == target}
         if len(named) == 1:
@@ -741,10 +757,11 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
         if match is None:
             said = (_SAID.match(text, listed.end()) or _SAID_BARE.match(text, listed.end())) if predicate else None
             if (len(predicate) >= 2 and said and said.group("said") in (predicate, _bare_predicate(ctx.stem))
-                    and (text.endswith("只有", 0, listed.start()) or not text[:listed.start()].strip())
+                    and (text.endswith("只有", 0, listed.start())
+                         or (not text[:listed.start()].strip() and not text[said.end():].strip(" \t\n。.")))
                     and not re.search(r"如果|假如|假设|若|并非|不是|不", text[max(0, listed.start() - 6):listed.start() - 2])):
                 for letter in _letters(listed.group(0), ctx.valid):     # "只有B是违法的" (…哪一条是违法的?), or
-                    # opening the answer: "A属于直接证据。" (…属于直接证据的是?)
+                    # the whole answer: "A属于直接证据。" (…属于直接证据的是?)
                     verdict[letter] = not ctx.negative_question
             continue
         start = listed.start()
@@ -757,8 +774,10 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
     line_verdicts: dict[str, set[bool]] = {letter: set(values) for letter, values in text_verdicts.items()}
     for match in (*_ENGLISH_VERDICT.finditer(text), *_ENGLISH_BARE_VERDICT.finditer(text),
                   *_ENGLISH_RULE_VERDICT.finditer(text)):
-        if match.re is _ENGLISH_RULE_VERDICT and re.search(r"符合|违反|违法|合法", ctx.texts.get(match.group("letter"), "")):
-            continue                         # "A: The judgment is consistent with the legal provisions…": option A translated
+        if match.re is _ENGLISH_RULE_VERDICT and (re.search(r"符合|违反|违法|合法", ctx.texts.get(match.group("letter"), ""))
+                                                  or _ENGLISH_CLAIMED.search(match.group(0))):
+            continue                         # "A: The judgment is consistent with the legal provisions…": option A
+            # translated; "A: Whether … is in accordance … depends", "A: Zhang claims … but this is wrong"
         if match.group("letter") in ctx.valid and not _ENGLISH_NO_VERDICT.search(match.group("rest")):
             line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
     line_matches = list(_LINE_VERDICT.finditer(text))
@@ -873,6 +892,8 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         rest = answer[lead.end():].split("\n", 1)[0] if lead else ""
         if lead and rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest):
             lead = None                      # "A. 1. 2. 3. …": a label followed by numbering
+        if lead and (re.match(r"[.．][a-z]", rest) or _ENGLISH_VERDICT.match(answer)):
+            lead = None                      # "A.png", "A is incorrect. …": a file name, an English verdict line
         if (lead and _ENGLISH_AFTER_LABEL.match(rest) and not _ENGLISH_ANSWER_WORD.search(rest)
                 and any(_CJK.search(value) for value in ctx.texts.values())):
             lead = None                      # "A: The 1980 United Nations Convention…" to a Chinese question: "A:"
@@ -941,14 +962,25 @@ def _repeated_item(lines: list[str], ctx: _Context) -> Optional[frozenset[str]]:
     return frozenset({letter})
 
 
+# In the line after an answer: a supposition, someone else's or a likely wrong answer, a distractor, another
+# question ("如果选A", "有观点认为答案是A", "考生容易错选为A", "干扰项为A", "第2题答案：C", "…下列说法正确的是(B)").
+_NOT_RESTATED = re.compile(r"如果|假如|假设|若|观点|有人|认为|容易|错选|误选|干扰|很多人|会选|可能|或许|也许|第\s*\d+\s*题|下一?题"
+                           r"|^\s*\d+\s*[.、)]|下列|以下|哪|[?？]")
+# A polarity said in that line ("其中错误的是A", "正确的说法是B").
+_DECLARED_POLARITY_IN = re.compile(r"(?P<neg>错误|不正确|不对)(?:的)?(?:说法|表述|选项|答案)?(?:的)?(?:是|为|有)|(?<![不错])正确(?:的)?(?:说法|表述)?(?:的)?(?:是|为|有)")
+
+
 def _redeclared(turn: str, ctx: _Context) -> Optional[frozenset[str]]:
     """The letters declared on the first line after an answer's last end marker ("[正确答案]B<eoa>\n\n其中错误
     的是A。", "…<eoa> 推进…的基本原则是[B]坚持…"), when that line is no question, instruction or option list,
     else ``None``: the answer stated last (rule a: the last declaration wins; :func:`read_choices` takes one
     letter so, and only from the last turn: a slot in every turn is a template, :func:`_combine`)."""
     part = next((line for line in turn.splitlines() if line.strip()), "")
-    if not part or QUESTION_MARKER.search(part) or _labels(part):
+    if not part or QUESTION_MARKER.search(part) or _labels(part) or _NOT_RESTATED.search(part):
         return None
+    said = _DECLARED_POLARITY_IN.search(part)
+    if said and (said.group("neg") is not None) != ctx.negated_ask:
+        return None                          # "其中错误的是A" after the answer to a "which is right" question
     return _declared(part, ctx, False) or None
 
 
@@ -976,8 +1008,12 @@ def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
         if not line or (line[:10] in ctx.stem and line[-6:] in ctx.stem):
             # this question restated (its start and its end): another exchange only after a declared
             # answer ("正确答案：D … 请问：<this question>…正确答案：B": the first answer counts)
-            if line and _DECLARATION.search(turn, 0, match.start()) and _read_turn(turn[:match.start()], ctx):
-                return match
+            if line and _DECLARATION.search(turn, 0, match.start()):
+                if _read_turn(turn[:match.start()], ctx):
+                    return match
+                tried += 1                   # (each try reads the text before it: kept bounded, linear)
+                if tried >= _MAX_POSED:
+                    break
             continue
         if _read_turn(turn[:match.start()], ctx):
             return match

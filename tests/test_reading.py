@@ -401,6 +401,11 @@ SLOW_ONCE = {
     "declarations on one line": lambda n: ("选D，" * n)[:n],
     # an opening sentence made of option texts only (segmented by dynamic programming, no recursion)
     "option texts in one sentence": lambda n: ("三个月五个月" * n)[:n],
+    # this question restated after a declaration that reads nothing (each copy re-read the text before it)
+    "restated questions after an empty declaration": lambda n: (
+        "答案：A、B、C、D中的一个\n" + "下列说法正确的是?\nA:三个月\nB:五个月\n" * n)[:n],
+    # declared lists ending before the last option (the rest of the output was normalised per list)
+    "declared lists ending before the last option": lambda n: ("正确的做法应该是A:三个月;B:五个月;C:六个月。" * n)[:n],
 }
 FOUR = {"A": "三个月", "B": "五个月", "C": "六个月", "D": "一年"}
 LETTER_LISTS = [p[0] + a + p[1] + b + p[2] + c + p[3] for p in itertools.permutations("ABCD")
@@ -876,6 +881,47 @@ GUEST = {"A": "皇帝所尊请而来的客人", "B": "外国使节", "C": "化�
 ])
 def test_kinds_found_in_heldout17_round(output, options, question, expected):
     """Kinds from heldout17 (first read 0.970, before any was built), with their near misses."""
+    assert letters(output, options, question) == expected
+
+
+B6_ROBBERY = {'A': '甲深夜潜入他人住宅，窃取财物，甲构成盗窃罪', 'B': '乙冒充警察，骗取他人钱财，乙构成诈骗罪', 'C': '丙当场使用暴力，劫取财物，丙构成抢劫罪', 'D': '丁骑摩托车抢走路人的提包并将其拖倒致伤，丁构成抢劫罪而不构成抢夺罪'}
+B6_CRIMES = {'A': '盗窃罪', 'B': '诈骗罪', 'C': '抢劫罪', 'D': '侵占罪'}
+B6_EVIDENCE = {'A': '被害人陈述', 'B': '现场指纹', 'C': '作案工具', 'D': '血迹鉴定意见'}
+B6_PRACTICE = {'A': '张某在报纸上发布医疗广告', 'B': '李某未经批准开设诊所', 'C': '王某出租医师执业证书', 'D': '赵某在诊所内悬挂执业许可证'}
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    ('错误答案：丁构成抢劫罪而不构成抢夺罪。', B6_ROBBERY, '下列说法正确的是?', None),
+    ('正确答案：乙构成诈骗罪。\n错误答案：丁构成抢劫罪而不构成抢夺罪。', B6_ROBBERY, '下列说法正确的是?', 'B'),
+    ("I'll go with B.", B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ("After weighing the options, I'll choose B.", B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('正确答案：(1)A 盗窃罪 (2)B 诈骗罪 (3)C 抢劫罪 (4)D 侵占罪', B6_CRIMES, '甲的行为构成何罪?', None),
+    ("A. Theft\n\nThe defendant secretly took the victim's property.", B6_CRIMES, '甲的行为构成何罪?', 'A'),
+    ('B. Fraud (诈骗罪). Jia deceived the victim into handing over the money.', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('[正确答案]B<eoa>\n\n其中错误的是A。', B6_CRIMES, '关于盗窃罪，下列说法正确的是?', 'B'),
+    ('[正确答案]B<eoa>\n本题容易混淆的是A。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('[正确答案]B<eoa>\n如果选A，则会错误地认定为盗窃罪。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('[正确答案]B<eoa>\n第2题答案：C', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('[正确答案]B<eoa>\n下一题的正确答案是C', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('[正确答案]A<eoa>\n2.关于抢劫罪的认定，下列说法正确的是(B)', B6_CRIMES, '甲的行为构成何罪?', 'A'),
+    ('[正确答案]B<eoa>\n考生容易错选为A。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('[正确答案]B<eoa>\n有观点认为答案是A，但这种观点是错误的。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('[正确答案]B<eoa>\n干扰项为A。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('[正确答案]D<eoa>\n注：本题有争议，有人认为答案为A。', B6_CRIMES, '甲的行为构成何罪?', 'D'),
+    ('答案：B。如果选A，则会错误地认定为盗窃罪。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('正确答案：B。很多人会选A，但甲并未秘密窃取。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('A属于直接证据，这种说法是错误的。被害人陈述属于间接证据。', B6_EVIDENCE, '下列证据中属于直接证据的是?', None),
+    ("A: Whether Zhang's advertisement is in accordance with the regulations depends on whether he obtained approval.\nB: Li's act is not in accordance with the regulations.\nC: Wang's act is not in accordance with the regulations.\nD: Zhao's act is in accordance with the regulations.", B6_PRACTICE, '下列做法符合规定的是?', 'D'),
+    ("A: Zhang claims that his advertisement is in accordance with the law, but this is wrong.\nB: Li's act is not in accordance with the regulations.\nC: Wang's act is not in accordance with the regulations.\nD: Zhao's act is in accordance with the regulations.", B6_PRACTICE, '下列做法符合规定的是?', 'D'),
+    ('我认为答案是A。但是再仔细分析，甲使用了欺骗手段，所以答案应该是B。不过，甲最终是秘密取得财物的，因此答案是A。然而，被害人是基于错误认识交付财物，综上，最终答案是B。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('The correct answer is B. Hmm, on second thought, the answer is D. Wait, actually the answer is B. Let me reconsider once more. Final answer: D.', B6_CRIMES, '甲的行为构成何罪?', 'D'),
+    ('根据分析，回答如下：“正确答案：B”', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('本题考查“盗窃罪“与“诈骗罪“的区别，正确答案是B。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('甲的行为构成何罪?\nA.盗窃罪\nB.诈骗罪\nC.抢劫罪\nD.侵占罪\n答案：A/B/C/D\n甲的行为构成何罪?\nA.盗窃罪\nB.诈骗罪\nC.抢劫罪\nD.侵占罪\n答案：A/B/C/D\n甲的行为构成何罪?\nA.盗窃罪\nB.诈骗罪\nC.抢劫罪\nD.侵占罪\n答案：A/B/C/D\n', B6_CRIMES, '甲的行为构成何罪?', None),
+])
+def test_breaker_findings_sixth_round(output, options, question, expected):
+    """A breaker helper attacked this round's rules (44 findings in about 75 inputs, 0 crashes in 40,000
+    random outputs); the fixed ones: hedged or someone else's answers after an end marker, another question's
+    answer, a final answer after going back and forth, "A. Theft" (an option translated), 错误答案 with a text…"""
     assert letters(output, options, question) == expected
 
 
