@@ -3,14 +3,14 @@
 Audited against a human-graded sample of 34 real LLMs' answers to single-choice questions
 (``scripts/audit_reading.py``, README "Answer reading"). Built on :mod:`cpsd_tasks.reader`.
 
-Why two modules, and why this one still holds ~930 lines: rules a–e below read LETTERS and are one
+Why two modules, and why this one still holds ~1,270 lines: rules a–e below read LETTERS and are one
 ordered reading of one turn. They share the letter-list and label patterns (:data:`_LIST`,
 :data:`_LABEL`, …), and each rule's exceptions name the others (a declaration skipped inside another
 option's line or at the head of a copied list, a leading letter skipped when a verdict judged it,
 "unless a copied list…"); split further, the order a reader must follow would be lost (the tables
 in ``tests/test_reading.py`` follow the same order). Rule f reads no letter: it finds the options'
 own TEXT in the answer, and needs from the letter rules only where a copied option list's last
-label ends (passed in). It lives in :mod:`cpsd_tasks.choice_text` (~370 lines), with the per-question
+label ends (passed in). It lives in :mod:`cpsd_tasks.choice_text` (~460 lines), with the per-question
 :class:`_Context` and the question readings both modules use (:func:`_plain`, :func:`_negated_ask`,
 :data:`_TEXT_VERDICT`, …). Imports go one way: choices → choice_text → reader.
 
@@ -24,7 +24,9 @@ How an output is read (:func:`read_choices`):
    answer; later turns count only when they are bare answers: three or more different letters
    are a template (all of them), a second declaration replaces the first
    (``[正确答案]B<eoa>[正确答案]D<eoa>`` → D), a bare letter adds to it (``[正确答案]C<eoa>\\nD<eoa>``
-   → CD); any other later turn (an invented next question with its own answer) is ignored. Inside
+   → CD); any other later turn (an invented next question with its own answer) is ignored, but the
+   first line of the last turn replaces the answer when it declares another single letter, not
+   supposed and not of the other polarity (``[正确答案]B<eoa>\n\n其中错误的是A。`` → A). Inside
    a turn, a new-question marker (``问题：``, ``题目：``) or a question posed with its own options
    after an answer ends the turn; a turn that starts with a colon (an end marker where a label
    was) is part of a copied list.
@@ -40,7 +42,10 @@ How an output is read (:func:`read_choices`):
       (``[正确答案]A:三个月;B:五个月;…``), an English one supposed, doubted, denied or someone
       else's view (``If the correct answer is option D``, ``Many think …``) or under ``only if``, and
       one answer slot followed by a loop of every letter (``【答案】：【B】【D】【C】【A】【B】…``: no
-      answer). When declarations name a polarity and it differs
+      answer), the letters named as where the answer is (``答案为A、B、C、D中的一个``, ``A/B/C/D``) and one
+      inside a supposed quotation (``如回答错误，请回答“…正确答案为：A”``); declarations going back and
+      forth between two answers three times or more are a loop (no answer) unless the last is a final
+      answer (``最终答案``). When declarations name a polarity and it differs
       (``错误的说法是：A … 正确的说法是：B``, ``答案：A\n错误的说法是：B、C、D``), those whose polarity
       is not the one the question's asking clause asks for are dropped;
    b. the whole turn is a letter list (``AC``, ``A、C``, ``b``);

@@ -11,7 +11,7 @@ and the project's audit of 34 real LLMs' outputs (README "Answer reading"). One 
   ``<|endoftext|>``, ``<|eot_id|>``, ``<|end|>``, ``<end_of_turn>`` and bracketed or unclosed forms
   (``[eoa]``, ``【eoa】``, ``<eoa``): :data:`END_MARKER`. They are never content: a marker ends the
   model's turn, and what follows it is another turn (:func:`turns`);
-* **invented follow-up turns** — role markers (``<human>``, ``<bot>``, ``### Human``,
+* **invented follow-up turns** — role markers (``<human>``, ``<|Human|>`` in any case, ``<bot>``, ``### Human``,
   ``Human:``, ``User:``, ``<|im_start|>``, ``[INST]``) always start another turn; question markers
   (``问题：``, ``题目：``, ``请回答问题``, ``Question:``) start one only after an answer was read
   (:data:`ROLE_MARKER`, :data:`QUESTION_MARKER`);
