@@ -121,7 +121,8 @@ _HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终
           r"(?:\s+to\s+(?:the|this|your|my)\s+question)?\s+(?:is|would be|should be)|answer)"
           # "I would select option [B]", "I choose B", "I'd go with C"
           r"|(?<![A-Za-z])I(?:\s+would|\s+will|'d|’d|'ll|’ll)?\s+(?:select|choose|pick|go\s+with))")
-_TAIL = r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*)?(?:(?i:option|choice)\s+)?"   # ("…is option D")
+_TAIL = (r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*|\n[ \t]*\n?[ \t]*(?=[A-Z][ \t]*(?:\n|$)))?"
+         r"(?:(?i:option|choice)\s+)?")   # ("##正确答案\nC\n": a letter alone on the next line)   # ("…is option D")
 # (A first sub-answer's number may come before the letter: "正确答案: （1）A 。"; the leading lookaheads
 # only make the scan fast: a position whose first character can start no
 # match is skipped at once.)
@@ -194,9 +195,9 @@ _SAID_BARE = re.compile(r"(?:选项|项)? ?(?P<said>[\u3400-\u9fff]{2,16}?)的?(
 # A noun that opens a predicate ("行为不属于行政许可" asked by "下列哪些行为不属于行政许可?").
 _ASKED_NOUN = re.compile(r"^(?:表述|说法|选项|行为|情形|做法|观点)")
 _VERDICT_TAIL = re.compile(
-    r"(?:的说法|说法|的表述|表述|的观点|所述)?"
-    rf" ?[:：]? ?(?:都|均|也)?(?:(?P<pos>{_POSITIVE})|(?P<neg>{_NEGATIVE})){_VERDICT_END}"
-)
+    r"(?:的说法|说法|的表述|表述|的观点|所述|[两三四]项|[两三四]个选项)?"
+    rf" ?[:：]? ?(?:都|均|也)?(?:属)?(?:(?P<pos>{_POSITIVE})|(?P<neg>{_NEGATIVE})){_VERDICT_END}"
+)   # ("【B】、【C】、【D】三项均属正确")
 # A label line that ends with a verdict ("A. 对陈某的行为以抢夺罪从重处罚即可。 正确答案").
 _LINE_VERDICT = re.compile(
     r"^[ \t]*(?:(?P<number>[1-9])[.、)] ?|(?:\d{1,2}[.、)] ?)?[(（\[【]?(?P<letter>[A-Z])[)）\]】]? ?[:：.．、])"
@@ -933,6 +934,8 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         if bare and (letters := _letters(bare.group(0), ctx.valid)):
             if option_list and number == len(lines) - 1 and _next_label(lines[:number], ctx.valid) in letters:
                 continue                     # "…\nB:…\nC" : the next label of a copied list, cut off
+            if option_list and number == len(lines) - 1 and len(text) >= 1000 and len(letters) == 1:
+                break                        # "…\nC" ending a long output: a word cut off ("C corporation")
             return letters
     last = max(_LABEL.finditer(text), key=lambda m: m.end(), default=None) if option_list else None
     return _by_content(text, ctx, (last.end(), _label_letter(last)) if last else None, labelled=len(labels) >= 2)

@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 18))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 19))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 5610
-    assert plugin.right >= 5513 and plugin.false_credit <= 14 and plugin.wrong_letters <= 15   # 0.983
+    assert plugin.n == 5910
+    assert plugin.right >= 5804 and plugin.false_credit <= 14 and plugin.wrong_letters <= 15   # 0.982
     assert plugin.credit_differs <= 21                                  # reading errors that change a score
-    assert rule.right < 2850 and rule.credit_differs >= 300            # LawBench's rule: 0.503, 326
+    assert rule.right < 3000 and rule.credit_differs >= 330            # LawBench's rule: 0.502, 347
     for name, (accuracy, false_credit) in SET_FLOORS.items():
         assert scores[name]["plugin"].accuracy >= accuracy, name
         assert scores[name]["plugin"].false_credit <= false_credit, name
@@ -86,10 +86,14 @@ SET_FLOORS = {
     "heldout15": (0.955, 1),
     # heldout16 (first read 0.967): left a copy of the stem and one option in the prompt's format (none for
     # its third grader, an answer for both graders of the same form with D), answers only by meaning
-    "heldout16": (0.98, 2),
+    "heldout16": (0.98, 1),
     # heldout17 (first read 0.970; graders agreed on all 300): left answers only by meaning and an answer
     # under a question the model rewrote with options of its own
     "heldout17": (0.98, 1),
+    # heldout18 (first read 0.957 with the reader after the sixth breaker round): left answers only by
+    # meaning, headers over all four options read as all four by its graders, an "A. <text> 正确答案：B"
+    # mapping its graders read as the letters declared
+    "heldout18": (0.965, 1),
 }
 
 

@@ -884,6 +884,29 @@ def test_kinds_found_in_heldout17_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
+WAIVER = {"A": "是有效行为", "B": "是无效行为", "C": "是可撤销行为", "D": "是效力未定行为"}
+ARSON = {"A": "因甲不满16周岁，所以对其行为不追究刑事责任", "B": "甲构成放火罪", "C": "甲构成故意毁坏财物罪",
+         "D": "甲构成故意毁坏财物罪和放火罪，实行数罪并罚"}
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # a heading and the letter alone on the next line (e254); not a copied list under a heading
+    ("\n##正确答案\nC\n\n##解释\n甲放弃债权的行为是有效行为。\n\n##列出选项\nA.是有效行为\nB.是无效行为\nC.是可撤销行为\nD.是效力未定行为",
+     WAIVER, None, "C"),
+    ("答案\nA:是有效行为\nB:是无效行为\nC:是可撤销行为\nD:是效力未定行为", WAIVER, None, None),
+    # "B、C、D三项均属正确" (e055)
+    ("【答案】：【A】：因甲不满16周岁，所以对其行为不追究刑事责任。【B】：甲构成放火罪。【C】：甲构成故意毁坏财物罪。"
+     "【D】：甲构成故意毁坏财物罪和放火罪，实行数罪并罚。【解析】：【B】、【C】、【D】三项均属正确。", ARSON, "下列说法正确的是:", "BCD"),
+    # a letter alone ending a long output that copies the options: a word cut off (e077), not an answer
+    ("A: 甲\nB: 乙\nC: 丙\nD: 丁\n" + "The following is a list of the most common types of business structures.\n" * 14 + "C",
+     PEOPLE, None, None),
+    ("A: 甲\nB: 乙\nC: 丙\nD: 丁\n\nC", PEOPLE, None, "C"),          # (a short one answers)
+])
+def test_kinds_found_in_heldout18_round(output, options, question, expected):
+    """Kinds from heldout18 (first read 0.957 with the reader after the sixth breaker round), with near misses."""
+    assert letters(output, options, question) == expected
+
+
 B6_ROBBERY = {'A': '甲深夜潜入他人住宅，窃取财物，甲构成盗窃罪', 'B': '乙冒充警察，骗取他人钱财，乙构成诈骗罪', 'C': '丙当场使用暴力，劫取财物，丙构成抢劫罪', 'D': '丁骑摩托车抢走路人的提包并将其拖倒致伤，丁构成抢劫罪而不构成抢夺罪'}
 B6_CRIMES = {'A': '盗窃罪', 'B': '诈骗罪', 'C': '抢劫罪', 'D': '侵占罪'}
 B6_EVIDENCE = {'A': '被害人陈述', 'B': '现场指纹', 'C': '作案工具', 'D': '血迹鉴定意见'}
