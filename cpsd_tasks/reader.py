@@ -12,8 +12,9 @@ and the project's audit of 34 real LLMs' outputs (README "Answer reading"). One 
   (``[eoa]``, ``【eoa】``, ``<eoa``): :data:`END_MARKER`. They are never content: a marker ends the
   model's turn, and what follows it is another turn (:func:`turns`);
 * **invented follow-up turns** — role markers (``<human>``, ``<|Human|>`` in any case, ``<bot>``, ``### Human``,
-  ``Human:``, ``User:``, ``<|im_start|>``, ``[INST]``) always start another turn; question markers
-  (``问题：``, ``题目：``, ``请回答问题``, ``Question:``) start one only after an answer was read
+  ``Human:`` (also inline, after a space), ``User:``, ``<|im_start|>``, ``[INST]``) always start another
+  turn; question markers (``问题：``, ``问：``, ``题目：``, ``请回答问题``, ``Question:``) start one only after an
+  answer was read
   (:data:`ROLE_MARKER`, :data:`QUESTION_MARKER`);
 * **bracketed answer declarations** — ``[正确答案]B``, ``【正确答案】B``, ``正确答案]D``,
   ``<答案>C``, ``[答案]：A`` are rewritten as ``正确答案：B`` (:func:`canonical_declarations`);
@@ -134,13 +135,14 @@ END_MARKER = re.compile(
 ROLE_MARKER = re.compile(
     r"<\|im_start\|>[ \t]*(?:assistant|user|system)?|<\|?(?i:human|user|bot|assistant|system|moss)\|?>|\[INST\]|\[/INST\]"
     r"|(?:^|\n)[ \t]*(?:#{2,4}[ \t]*)?(?:Human|User|USER|HUMAN|Assistant|Instruction|用户|人类)[ \t]*[:：]"
-    r"|(?:^|\n)[ \t]*#{2,4}[ \t]*(?:Human|User|Instruction|Input|Response|Question)\b",
+    r"|(?:^|\n)[ \t]*#{2,4}[ \t]*(?:Human|User|Instruction|Input|Response|Question)\b"
+    r"|(?<=[ \t])(?:Human|HUMAN|User|USER)[ \t]*:(?=[ \t]*\S)",      # inline: "正确答案：B Human: 下一题…"
 )
 _OTHER_ROLE = re.compile(r"human|user|用户|人类|\[INST\]|system|Instruction|Input|Question", re.IGNORECASE)
 #: Markers of a new question or of the prompt's instructions echoed back: a new exchange starts
 #: there unless they are the output's first words (a model restating the question before answering).
 QUESTION_MARKER = re.compile(
-    r"(?:^|\n)[ \t]*(?:问题|题目|案件|案例|新问题|下一题|下一个问题|我的问题|Question|Q)[ \t]*\d*[ \t]*[:：]"
+    r"(?:^|\n)[ \t]*(?:问题|题目|案件|案例|新问题|下一题|下一个问题|我的问题|问|Question|Q)[ \t]*\d*[ \t]*[:：]"
     r"|[【\[](?:题目|问题|新问题)[】\]]|【(?:角色|任务|输入|约束)】"
     r"|请回答问题|请回答下列问题|请回答以下问题|请判断以下陈述|〖指令〗|解决这个问题[:：]"
     r"|请从以下选项中|请从下列选项中|请阅读(?:以下|下列|下面)(?:文本|材料|文字|案例)?并回答",

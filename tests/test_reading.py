@@ -940,6 +940,9 @@ B6_PRACTICE = {'A': '张某在报纸上发布医疗广告', 'B': '李某未经�
     ('根据分析，回答如下：“正确答案：B”', B6_CRIMES, '甲的行为构成何罪?', 'B'),
     ('本题考查“盗窃罪“与“诈骗罪“的区别，正确答案是B。', B6_CRIMES, '甲的行为构成何罪?', 'B'),
     ('甲的行为构成何罪?\nA.盗窃罪\nB.诈骗罪\nC.抢劫罪\nD.侵占罪\n答案：A/B/C/D\n甲的行为构成何罪?\nA.盗窃罪\nB.诈骗罪\nC.抢劫罪\nD.侵占罪\n答案：A/B/C/D\n甲的行为构成何罪?\nA.盗窃罪\nB.诈骗罪\nC.抢劫罪\nD.侵占罪\n答案：A/B/C/D\n', B6_CRIMES, '甲的行为构成何罪?', None),
+    # an invented next turn inline ("… Human: 下一题") or opened by 问： after the answer
+    ('正确答案：B Human: 下一题，正确答案：C', B6_CRIMES, '甲的行为构成何罪?', 'B'),
+    ('正确答案：B\n\n问：乙冒充警察骗取他人钱财，构成何罪？\n正确答案：C', B6_CRIMES, '甲的行为构成何罪?', 'B'),
 ])
 def test_breaker_findings_sixth_round(output, options, question, expected):
     """A breaker helper attacked this round's rules (44 findings in about 75 inputs, 0 crashes in 40,000
