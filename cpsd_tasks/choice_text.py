@@ -99,6 +99,13 @@ def _plain(text: str) -> str:
     return _PLAIN_DROP.sub("", text)
 
 
+def _compared(text: str) -> str:
+    """A piece of output in the form an option's text is compared in (:func:`_target`): answer prefixes
+    and edge marks stripped from its front as :func:`cpsd_tasks.reader.normalize` strips them from the
+    option (a leading ``《`` too), then :func:`_plain`."""
+    return _plain(strip_edges(text))
+
+
 @functools.lru_cache(maxsize=4096)
 def _target(option_text: str) -> str:
     """An option's text as the content rules compare it: normalised, without punctuation."""
@@ -393,7 +400,7 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
         The one option read, or ``None``.
     """
     targets = ctx.targets
-    answer = _plain(strip_edges(text))
+    answer = _compared(text)
     for key, target in targets.items():
         if target == answer:
             return frozenset({key})
@@ -424,7 +431,7 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
     # with a copied option list, only what comes after its last label can conclude with 因此/所以…
     tail_start, last_letter = last_label or (0, None)
     # "…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。": the last option's own discussion, not a conclusion
-    own = last_letter if last_letter and _plain(strip_edges(text[tail_start:tail_start + 80])).startswith(
+    own = last_letter if last_letter and _compared(text[tail_start:tail_start + 80]).startswith(
         targets.get(last_letter, "\0")) else None
     named = set()
     offset = 0

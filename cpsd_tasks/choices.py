@@ -80,7 +80,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
 
 from cpsd_tasks.choice_text import (_BLANK, _HEAD_NEGATIVE, _NEGATED_CONTENT, _TEXT_VERDICT, _asking_clause, _by_content,
-                                    _Context, _negated_ask, _plain, _target)
+                                    _compared, _Context, _negated_ask, _plain, _target)
 from cpsd_tasks.reader import (FENCE_LINE, HTML_TAG, LONE_SURROGATE, QUESTION_MARKER, answer_text, canonical_declarations,
                                fold_traditional, mark_echoes, strip_edges, turns)
 
@@ -121,11 +121,11 @@ _HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终
           r"(?:\s+to\s+(?:the|this|your|my)\s+question)?\s+(?:is|would be|should be)|answer)"
           # "I would select option [B]", "I choose B", "I'd go with C"
           r"|(?<![A-Za-z])I(?:\s+would|\s+will|'d|’d|'ll|’ll)?\s+(?:select|choose|pick|go\s+with))")
+# After the head: a colon, or the letter alone on the next line ("##正确答案\nC\n"); "option" ("…is option D").
 _TAIL = (r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*|\n[ \t]*\n?[ \t]*(?=[A-Z][ \t]*(?:\n|$)))?"
-         r"(?:(?i:option|choice)\s+)?")   # ("##正确答案\nC\n": a letter alone on the next line)   # ("…is option D")
-# (A first sub-answer's number may come before the letter: "正确答案: （1）A 。"; the leading lookaheads
-# only make the scan fast: a position whose first character can start no
-# match is skipped at once.)
+         r"(?:(?i:option|choice)\s+)?")
+# (A first sub-answer's number may come before the letter: "正确答案: （1）A 。". The leading lookaheads
+# only make the scan fast: a position whose first character can start no match is skipped at once.)
 _DECLARATION = re.compile(rf"(?=[解最正参标答应故所因我选更改而\sTtCcFfRrAaOoI]){_HEADS}{_TAIL}(?:[(（][1-9][)）][ \t]*(?=[A-Z][ \t]*(?:[。，,;；]|$)))?(?:(?P<list>{_LIST})|(?P<lower>{_LOWER_LIST}){_LOWER_END})")
 # A weaker head: the letter must be used as a label ("…错误的是D:开庭…", "属于D:犯意表示") or end the
 # clause ("正确的是D。", "错误的是C").
@@ -219,9 +219,10 @@ _ENGLISH_VERDICT = re.compile(r"^[ \t]*(?:[Oo]ption )?(?P<letter>[A-Z])(?: |:[ \
 # A bare English verdict opening an option's line ("A: Wrong. The victim has the right to…").
 _ENGLISH_BARE_VERDICT = re.compile(r"^[ \t]*(?P<letter>[A-Z])[ \t]*[:：.][ \t]*(?:(?P<pos>Correct|Right|True)|(?P<neg>Wrong|Incorrect|False|Not (?:correct|right|true)))"
                                    r"[ \t]*(?:[.,;!。，；]|$)(?P<rest>[^\n]*)", re.MULTILINE)
-# An option's line whose first sentence (a period before a space, as in "Mr. Zhang", goes on) says its subject is (not) in accordance with the regulations ("A: The
-# advertisement by Mr. Zhang on the newspaper is in accordance with the regulations."; not for an option that says
-# so itself: that line may be its translation).
+# An option's line whose first sentence (a period before a space, as in "Mr. Zhang", goes on) says its
+# subject is (not) in accordance with the regulations ("A: The advertisement by Mr. Zhang on the newspaper is
+# in accordance with the regulations."; not for an option that says so itself: that line may be its
+# translation, nor a claim or a supposition: :data:`_ENGLISH_CLAIMED`).
 _ENGLISH_RULE_VERDICT = re.compile(r"^[ \t]*(?P<letter>[A-Z])[ \t]*[:：.][ \t]*[A-Z](?:[^\n.]|\.(?= ))(?:[^\n.]|\.(?= )){0,300}?\b(?:is|are) "
                                    r"(?:(?P<neg>not )|(?P<pos>))(?:in accordance|in line|consistent|in compliance) with"
                                    r" (?:the )?(?:relevant )?(?:regulations|law|laws|legal provisions|provisions|rules)\b(?P<rest>[^\n]*)",
@@ -467,7 +468,7 @@ def _ends_with_own_text(text: str, end: int, letters: frozenset[str], ctx: _Cont
     if not target or len(text) - end > 3 * len(target) + 20:
         return False                         # (only a short rest is looked at: linear)
     rest = re.sub(r"^[ \t]*[:：.．、][ \t]*", "", text[end:])
-    return _plain(strip_edges(rest)) == target
+    return _compared(rest) == target
 
 
 def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) -> Optional[frozenset[str]]:
@@ -488,7 +489,7 @@ def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) 
     listed = set(letters)
     for letter, after in labels:
         target = ctx.targets.get(letter)
-        if letter not in ctx.valid or not target or not _plain(strip_edges(part[after:after + 2 * len(target) + 10])).startswith(target):
+        if letter not in ctx.valid or not target or not _compared(part[after:after + 2 * len(target) + 10]).startswith(target):
             return None                      # a label without its own text ("B:甲;C:乙…": shifted)
         listed.add(letter)
     if len(listed) < 2 or listed == ctx.valid:
@@ -496,7 +497,7 @@ def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) 
     if min(ctx.valid) in listed and not (max(ctx.valid) not in listed and part.rstrip().endswith("。")):
         return None                          # (from the first option: a copy, unless it ends before the last)
     first = next(iter(letters)) if len(letters) == 1 else None
-    if first is None or not _plain(strip_edges(text[end:end + 2 * len(ctx.targets.get(first, "")) + 12])).startswith(
+    if first is None or not _compared(text[end:end + 2 * len(ctx.targets.get(first, "")) + 12]).startswith(
             ctx.targets.get(first, "\0")):
         return None                          # the declared letter, too, with its own text
     return frozenset(listed)
@@ -552,7 +553,7 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     for match in reversed(list(_DECLARED_TEXT.finditer(text))):
         if _WRONG_LIST.search(text, max(0, match.start() - 4), match.start()):
             continue                         # "错误答案：<text>": the wrong one named
-        content = _plain(strip_edges(match.group("content")))
+        content = _compared(match.group("content"))
         named = {key for key, target in ctx.targets.items() if content == target}
         if len(named) == 1:
             return frozenset(named)
@@ -572,7 +573,7 @@ def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     alone = re.fullmatch(r"[ \t]*([A-Z])[ \t]*", lines[0])
     if (alone and alone.group(1) in ctx.valid and len(_LONE_LETTER.findall(text)) == 1
             and not _LABEL.match(lines[1]) and not _SPACED_LABEL.match(lines[1])
-            and not _plain(strip_edges(lines[1])).startswith(ctx.targets.get(alone.group(1), "\0")[:6])
+            and not _compared(lines[1]).startswith(ctx.targets.get(alone.group(1), "\0")[:6])
             and not _listed_after(lines[1:], alone.group(1), ctx)):
         # "A\n<discussion>…": a letter alone on the first line (not "A\n<A's text>;\n<B's text>…", a label
         # on a line of its own above a copied list)
@@ -585,7 +586,7 @@ def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if not label or _LABEL.match(lines[1]) or _SPACED_LABEL.match(lines[1]) or len(_labels(lines[0])) > 1:
         return None
     target = ctx.targets.get(letter)
-    if letter in ctx.valid and target and _plain(strip_edges(lines[0][label.end():])).startswith(target):
+    if letter in ctx.valid and target and _compared(lines[0][label.end():]).startswith(target):
         rest = text[text.find(lines[0]) + len(lines[0]):]
         if len(_labels(rest) - {letter}) >= 2 and not (ctx.stem_tail and ctx.stem_tail in _plain(rest)):
             return None                      # "A:…; 依据… B:…。C:…": every option discussed in turn
@@ -599,7 +600,7 @@ def _listed_after(lines: list[str], letter: str, ctx: _Context) -> bool:
     following = sorted(key for key in ctx.targets if key > letter)
     if len(lines) != len(following) + 1 or not following:
         return False
-    return all(_plain(strip_edges(line)).startswith(ctx.targets[key][:8]) for line, key in zip(lines[1:], following))
+    return all(_compared(line).startswith(ctx.targets[key][:8]) for line, key in zip(lines[1:], following))
 
 
 # A concluding sentence that calls an option right or wrong at some distance ("综上所述，选项A是关于
@@ -953,7 +954,7 @@ def _repeated_item(lines: list[str], ctx: _Context) -> Optional[frozenset[str]]:
     label = _ITEM_LABEL.match(line)
     if not label or (letter := label.group("letter")) not in ctx.targets:
         return None
-    if _plain(strip_edges(line[label.end():])) != ctx.targets[letter]:
+    if _compared(line[label.end():]) != ctx.targets[letter]:
         return None
     inline = [m.group("letter") for m in _INLINE_LABEL.finditer(previous)]
     before = _ITEM_LABEL.match(previous)
@@ -1096,11 +1097,11 @@ def _rejoin_list(pieces: list[str], ctx: _Context) -> list[str]:
     for number, piece in enumerate(pieces[1:], 1):
         label = _ITEM_LABEL.match(piece.lstrip())
         if label and (target := ctx.targets.get(label.group("letter"))):
-            items += _plain(strip_edges(piece.lstrip()[label.end():label.end() + 2 * len(target) + 10])).startswith(target[:12])
+            items += _compared(piece.lstrip()[label.end():label.end() + 2 * len(target) + 10]).startswith(target[:12])
         elif (target := ctx.targets.get(piece.strip())) and number + 1 < len(pieces):
             # "…?<eoa>A<eoa>，<A's text>。\n<eoa>B<eoa>，<B's text>…": the label alone between markers
             following = pieces[number + 1]
-            items += _plain(strip_edges(following[:2 * len(target) + 10])).startswith(target[:12])
+            items += _compared(following[:2 * len(target) + 10]).startswith(target[:12])
         numbered += bool(_NUMBERED_DECLARATION.match(piece))
     if numbered >= 2 * len(ctx.valid) and _NUMBERED_DECLARATION.match(pieces[0]):
         return ["\n".join(pieces)]          # "1. [正确答案]A<eoa>\n2. [正确答案]B<eoa>…": an answer key, read whole
