@@ -70,6 +70,14 @@ class _Context:
         return self.stem[-6:] if len(self.stem) >= 6 else ""
 
     @functools.cached_property
+    def listed(self) -> str:
+        """The options written out as a list is compared: each letter and its text in order
+        (``A家罪B公罪C公室告D非公室告``), or ``""`` when an option's text is unknown."""
+        if any(not self.targets.get(key) for key in self.valid):
+            return ""
+        return "".join(key + self.targets[key] for key in sorted(self.valid))
+
+    @functools.cached_property
     def keys_by_target(self) -> dict[str, frozenset[str]]:
         """``{option text as compared: the letters with that text}`` (two options may share one)."""
         grouped: dict[str, set[str]] = {}
@@ -377,6 +385,7 @@ def _asked_words_after(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
 _CONCLUSION = re.compile(r"^答(?!案)|因此|所以|故|综上|可见|答案|应选|选择|指的是|的是|应当是|应是|应为")
 
 
+_SUMMARY = re.compile(r"综上")
 _WHEN = ("后", "时", "前", "之后", "以后", "之前")
 # 是/为 that end a supposition, a question or someone's view ("如果是", "要是", "难道是", "有人认为(是)",
 # "争议焦点为"): the text after them is not stated. ("因为<text>" states it as a reason: read only when
@@ -431,9 +440,12 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
     # with a copied option list, only what comes after its last label can conclude with 因此/所以…
     tail_start, last_letter = last_label or (0, None)
     # "…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。": the last option's own discussion, not a conclusion
-    own = last_letter if last_letter and _compared(text[tail_start:tail_start + 80]).startswith(
-        targets.get(last_letter, "\0")) else None
+    # ("D：根据…规定，<D's text>。因此，<D's text>。": its text in the section's first sentence, too)
+    first_sentence = re.match(r"[^。！？!?\n]*", text[tail_start:tail_start + 400]).group(0)
+    own = last_letter if last_letter and (_compared(text[tail_start:tail_start + 80]).startswith(
+        targets.get(last_letter, "\0")) or targets.get(last_letter, "\0") in _plain(first_sentence)) else None
     named = set()
+    summed: Optional[str] = None             # the option the last naming sentence, a summary, states
     offset = 0
     for piece in re.finditer(r"([^。！？!?\n]*)([。！？!?\n]|$)", text):
         sentence = piece.group(1)
@@ -459,4 +471,7 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
                 or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
                 or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
             named.add(key)                   # "…注册资本的35%": the option completes the question
+            summed = key if _SUMMARY.search(head) else None
+    if len(named) >= 2 and summed is not None:
+        return frozenset({summed})           # "因此，<B's text>。…综上所述，<C's text>。": the summary's
     return frozenset(named) if len(named) == 1 else None

@@ -27,8 +27,9 @@ How an output is read (:func:`read_choices`):
    → CD); any other later turn (an invented next question with its own answer) is ignored, but the
    first line of the last turn replaces the answer when it declares another single letter, not
    supposed and not of the other polarity (``[正确答案]B<eoa>\n\n其中错误的是A。`` → A). Inside
-   a turn, a new-question marker (``问题：``, ``题目：``) or a question posed with its own options
-   after an answer ends the turn; a turn that starts with a colon (an end marker where a label
+   a turn, a new-question marker (``问题：``, ``题目：``, ``【例题】``) or a question posed with its own options
+   after an answer ends the turn, and so does this question re-posed (``请问：<the stem>``) after an
+   answer that was not to a question the model posed itself; a turn that starts with a colon (an end marker where a label
    was) is part of a copied list.
 3. **Inside a turn**, the first rule that gives a letter wins:
 
@@ -38,8 +39,9 @@ How an output is read (:func:`read_choices`):
       together. Skipped: a declaration after a negation (``不选C``, ``答案不是B``), an example
       (``例如[正确答案]A``), a retraction or a question after it (``答案：A（不对）``, ``选B吗？``),
       a list of wrong answers (``错误答案：A,B,C``), a declaration inside another option's line
-      (``A. 正确答案：B``) and a declared letter that opens a copied option list
-      (``[正确答案]A:三个月;B:五个月;…``), an English one supposed, doubted, denied or someone
+      (``A. 正确答案：B``; a tag ending an option's line, ``A.裁定再审 【正确答案】``, marks that option) and
+      a declared letter that opens a copied option list (``[正确答案]A:三个月;B:五个月;…``) or names the
+      model's own rewritten options (``答案：A.A,B,C``), an English one supposed, doubted, denied or someone
       else's view (``If the correct answer is option D``, ``Many think …``) or under ``only if``, and
       one answer slot followed by a loop of every letter (``【答案】：【B】【D】【C】【A】【B】…``: no
       answer), the letters named as where the answer is (``答案为A、B、C、D中的一个``, ``A/B/C/D``) and one
@@ -52,15 +54,17 @@ How an output is read (:func:`read_choices`):
    c. unless the turn restates the option list (two or more different letters used as labels
       ``A:…``/``B.…``), a leading letter list followed by a delimiter (``B. 诈骗罪``,
       ``b. 诈骗罪``) or a single letter used as a label (``…的行为属于D:犯意表示``);
-   d. verdicts next to letters (``只有选项B是对的``, ``A项错误，B项正确``, ``A: 正确。\\nC: 正确。``,
+   d. verdicts next to letters (``只有选项B是对的``, ``只有C是符合…条件``, ``A项错误，B项正确``, ``A: 正确。\\nC: 正确。``,
       ``因此，A选项是正确的答案``, ``A: The statement is incorrect.``, an option's line ending in the
       question's own predicate or holding only it): the letters judged correct, or judged wrong
       when the question asks for the wrong statement (``…错误的是``);
    e. the last line that is only a letter list;
    f. the option's own text (:mod:`cpsd_tasks.choice_text`): the whole answer equals it, the turn
       opens by stating it (after 构成/属于/是, in the question's own words, followed by the
-      question's last words, as one option's own last clause, or the question's blank filled in), or, outside copied option lines, exactly one option's text (at least four
-      characters after a conclusion, or right after 是/为/指的是) is stated.
+      question's last words, as one option's own last clause, or the question's blank ``（ ）`` or its
+      ``哪个机关`` filled in), or, outside copied option lines, exactly one option's text (at least four
+      characters after a conclusion, or right after 是/为/指的是; of several, the one a ``综上所述``
+      summary states last) is stated.
 
 Letters are capital A–Z after NFKC (full-width Ａ counts); lower-case letters count only as the
 whole answer, after a declaration or as a leading label, never as an English word
@@ -193,6 +197,7 @@ _VERDICT_END = r"(?=$|[^\u3400-\u9fff\ufffd]|[，。；！？、])"
 _SAID = re.compile(r"(?:选项|项)? ?是(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")
 _SAID_BARE = re.compile(r"(?:选项|项)? ?(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")    # "只有D不属于行政许可"
 # A noun that opens a predicate ("行为不属于行政许可" asked by "下列哪些行为不属于行政许可?").
+_VERDICT_WORD = re.compile(r"正确|错|对|不|有误|准确|成立")
 _ASKED_NOUN = re.compile(r"^(?:表述|说法|选项|行为|情形|做法|观点)")
 _VERDICT_TAIL = re.compile(
     r"(?:的说法|说法|的表述|表述|的观点|所述|[两三四]项|[两三四]个选项)?"
@@ -345,6 +350,8 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         letters = _letters(match.group(fragment_name), ctx.valid)
         if not letters:
             continue
+        if _COMBINATION.match(text, end):
+            continue                         # "答案：A.A,B,C" after "A.A,B,C\nB.A,B,D…": its own options, rewritten
         if letters == ctx.valid and "/" in match.group(fragment_name):
             continue                         # "答案：A/B/C/D": the answer format, no choice
         if letters == ctx.valid and len(_LOOP_LETTER.findall(match.group(fragment_name))) >= 2 * len(ctx.valid):
@@ -370,11 +377,15 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         label = _LINE_LABEL.match(text, line_start)
         if label and label.end() <= start:
             own_letter = re.search(r"[A-Z]", text[line_start:label.end()])
+            tag_end = text.find("\n", start, head_end)
+            if strong and own_letter and own_letter.group(0) in ctx.valid and tag_end >= 0:
+                letters = frozenset(own_letter.group(0))   # "A.裁定再审 【正确答案】\nB.…": a tag on A's line
             if strong or (own_letter and letters == {own_letter.group(0)} and text.endswith("正确", 0, start)):
                 # "A. 正确答案：B": a declaration inside an option's line; "A: 正确的是A。": its own letter called right
                 in_label_lines.append((text[line_start:label.end()].strip(), letters))
-                line_end = text.find("\n", end)
-                called_wrong.append(bool(_CALLED_WRONG.search(text, end, line_end if line_end >= 0 else len(text)))
+                line_end = tag_end if tag_end >= 0 else text.find("\n", end)
+                called_wrong.append(bool(_CALLED_WRONG.search(text, min(end, line_end) if line_end >= 0 else end,
+                                                              line_end if line_end >= 0 else len(text)))
                                     or bool(_HEDGED_SLOT.search(text, max(label.end(), start - 6), start))
                                     or bool(_HEDGED_AFTER.match(text, end)))
             continue
@@ -435,6 +446,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
 
 
 _LOOP_LETTER = re.compile(r"[A-Z]")
+_COMBINATION = re.compile(r"[ \t]*[.．:：、][ \t]*[A-Z](?:[ \t]*[,，、][ \t]*[A-Z])+(?![A-Za-z])")
 _HYPOTHETICAL = re.compile(r"如(?!下)|若|例如|比如")
 _FINAL = re.compile(r"(?:最终答案|(?i:(?:the\s+)?final\s+answer))")
 _DOTTED_LETTERS = re.compile(r"[A-Z]+(?:[ \t]*[.．][ \t]*[A-Z]+){2,}[.．]?")     # ("A.B.C.D.", "A.AB.BC.CD.D")
@@ -537,12 +549,20 @@ def _opens_list(text: str, end: int) -> bool:
     sentence = re.compile(r"。").search(text, end, end + 400)
     if sentence is not None:                 # "【答案】：【A】：“十恶”…。【B】：…"
         after = re.compile(r"\s*").match(text, sentence.end()).end()
-        return bool(_LABEL.match(text, after) or _INLINE_LABEL.match(text, after))
+        if _LABEL.match(text, after) or _INLINE_LABEL.match(text, after):
+            return True
+        # "答案：【A】:<sentence>。<sentence>。…【B】:…": an item of several sentences on the line, then the
+        # next letter's
+        following = _INLINE_LABEL.search(text, colon.end(), colon.end() + 400)
+        letter = re.search(r"[A-Z](?=[^A-Z]*$)", text[max(0, end - 3):end])
+        return bool(following and letter and following.group("letter") == chr(ord(letter.group(0)) + 1)
+                    and text[following.start() - 1:following.start()] in "。；;"
+                    and "\n" not in text[colon.end():following.start()])
     # the item runs to the end: a copy cut off by the length limit, unless it ends a sentence
     return stop is None and len(text) - end < 400 and not text.rstrip().endswith(("。", ".", "!", "！", "?", "？"))
 
 
-_DECLARED_TEXT = re.compile(r"(?:最终答案|正确答案|参考答案|答案|正确选项)[ \t]*(?:应该是|应为|是|为)?[ \t]*[:：]?[ \t]*"
+_DECLARED_TEXT = re.compile(r"(?:最终答案|正确答案|参考答案|答案|正确选项|解决方案)[ \t]*(?:应该是|应为|是|为)?[ \t]*[:：]?[ \t]*"
                             r"(?P<content>[^\n。；;]{2,80})")
 
 
@@ -616,6 +636,8 @@ _DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于
 # What a stem asks about, after its question word ("下列哪种情形属于教唆犯?" → "属于教唆犯").
 _ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,16})$")
 # … or before 的是/的有 closing the stem ("下列证据中属于直接证据的是" → "属于直接证据").
+# An interrogative standing where the answer goes ("…应当报哪个机关批准?"): a blank, when no "（ ）" is.
+_ASKED_BLANK = re.compile(r"(?:哪一?个|哪一|哪种|何种)(?:机关|部门|法院|机构|单位|主体)?(?=[\u3400-\u9fff]{2,}[?？]?[ \t]*$)")
 _ASKED_LAST = re.compile(r"(?:下列|以下)(?:[\u3400-\u9fff]{0,8}?中)?(?P<asked>[\u3400-\u9fff]{2,16}?)的(?:是|有)$")
 # "A选项：<text>，符合题意。": a letter and 选项 as an option's label at a line start.
 _WORD_LABEL = re.compile(r"(?m)^[ \t]*(?:(?P<letter>[A-Z]) ?选项|选项 ?(?P<after>[A-Z])) ?[:：]")   # ("选项A：…" too)
@@ -770,6 +792,12 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
                 for letter in _letters(listed.group(0), ctx.valid):     # "只有B是违法的" (…哪一条是违法的?), or
                     # the whole answer: "A属于直接证据。" (…属于直接证据的是?)
                     verdict[letter] = not ctx.negative_question
+            elif (text.endswith("只有", 0, listed.start())
+                  and (said := _SAID.match(text, listed.end()) or _SAID_BARE.match(text, listed.end()))
+                  and not _VERDICT_WORD.search(said.group("said"))
+                  and not re.search(r"如果|假如|假设|若|并非|不是|不", text[max(0, listed.start() - 6):listed.start() - 2])):
+                for letter in _letters(listed.group(0), ctx.valid):     # "只有C是符合…承保条件" (…不属于…的是):
+                    verdict[letter] = not ctx.negative_question         # the one option singled out
             continue
         start = listed.start()
         if text[max(0, start - 1):start] in ("不", "非") or text.endswith(("除了", "除"), 0, start):
@@ -1043,16 +1071,19 @@ _HEADER_NEXT = re.compile(r"[ \t\n:：]*(?:〖|【)")
 _MAX_POSED = 3
 
 
-def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str) -> bool:
+def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str, listed: str = "") -> bool:
     """Whether a question/instruction marker is *not* where another exchange starts: an echo of the
     instructions as the output's first words (``first``: only markers before it), or a question
-    marker that restates this question (``题目：<this stem>``). A question marker that introduces
+    marker that restates this question (``题目：<this stem>``, or ``解决这个问题：A:家罪;B:公罪…``: its
+    options, ``listed`` being them written out as :attr:`_Context.listed` holds them). A question marker that introduces
     another question ("案件：<a case the model made up>") starts one even as the first words;
     without the stem, first words don't."""
     if "〖" in marker.group(0) or re.search(r"角色|任务|输入|约束|请从", marker.group(0)):
         return first
     if _HEADER_NEXT.match(turn, marker.end()):
         return True                          # "【问题】〖指令〗…": a header; the next marker decides
+    if listed and len(listed) >= 6 and _plain(turn[marker.end():marker.end() + 2 * len(listed) + 20]).startswith(listed):
+        return True
     if stem:
         return _restates(turn, marker.end(), stem)
     return first
@@ -1077,6 +1108,8 @@ def _next_label(lines: list[str], valid: Iterable[str] = "ABCD") -> Optional[str
             if not label:
                 return None
             inline = [m.group("letter") for m in _INLINE_LABEL.finditer(line)]
+            if len(set(inline)) < 2:         # ("A. <text>;B. <text>;…;D. <text>": labelled with dots)
+                inline = [_label_letter(m) for m in _LABEL.finditer(line)]
             if len(set(inline)) >= 2 and inline[-1] == max(valid):
                 return min(valid)
             following = chr(ord(_label_letter(label)) + 1)
@@ -1169,7 +1202,7 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     negative = bool(question) and bool(_NEGATIVE_QUESTION.search(_asking_clause(question)))
     targets = {key: _target(value) for key, value in texts.items() if value}
     folded = fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))
-    blank = _BLANK.search(folded)
+    blank = _BLANK.search(folded) or _ASKED_BLANK.search(folded)
     ctx = _Context(valid=valid, texts=texts, negative_question=negative,
                    targets={key: value for key, value in targets.items() if value},
                    stem=_plain(folded),
@@ -1203,12 +1236,19 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         # A new question or an echo of the instructions, anywhere but as the output's first words,
         # starts another exchange: what follows it is not this question's answer.
         marker = QUESTION_MARKER.search(turn)
-        first, position = not started, 0
+        first, position, answered = not started, 0, None
         while marker is not None:
             # first words: nothing but markers since the turn began (checked gap by gap: linear)
             first = first and not turn[position:marker.start()].strip(_EDGES)
-            if not _opens_no_exchange(turn, marker, first, ctx.stem):
+            if not _opens_no_exchange(turn, marker, first, ctx.stem, ctx.listed):
                 break
+            if not first and answered is None:
+                # "正确答案：D … 请问：<this question again> … 正确答案：B": re-posed after an answer, it
+                # starts another exchange (looked at once, at the first such marker: linear)
+                # (not when the model posed a question of its own before: "…下列哪一项是正确的？…答案：A")
+                answered = not _ASKS.search(turn, 0, marker.start()) and bool(_read_turn(turn[:marker.start()], ctx))
+                if answered:
+                    break
             position = marker.end()
             marker = QUESTION_MARKER.search(turn, marker.end())
         posed = _posed_question(turn, ctx)

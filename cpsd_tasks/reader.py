@@ -142,8 +142,8 @@ _OTHER_ROLE = re.compile(r"human|user|用户|人类|\[INST\]|system|Instruction|
 #: Markers of a new question or of the prompt's instructions echoed back: a new exchange starts
 #: there unless they are the output's first words (a model restating the question before answering).
 QUESTION_MARKER = re.compile(
-    r"(?:^|\n)[ \t]*(?:问题|题目|案件|案例|新问题|下一题|下一个问题|我的问题|问|Question|Q)[ \t]*\d*[ \t]*[:：]"
-    r"|[【\[](?:题目|问题|新问题)[】\]]|【(?:角色|任务|输入|约束)】"
+    r"(?:^|\n)[ \t]*(?:问题|题目|例题|案件|案例|新问题|下一题|下一个问题|我的问题|请问|问|Question|Q)[ \t]*\d*[ \t]*[:：]"
+    r"|[【\[](?:题目|问题|新问题|例题)[】\]]|【(?:角色|任务|输入|约束)】"
     r"|请回答问题|请回答下列问题|请回答以下问题|请判断以下陈述|〖指令〗|解决这个问题[:：]"
     r"|请从以下选项中|请从下列选项中|请阅读(?:以下|下列|下面)(?:文本|材料|文字|案例)?并回答",
 )

@@ -907,6 +907,72 @@ def test_kinds_found_in_heldout18_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
+RETRIAL = {"A": "裁定再审", "B": "决定再审", "C": "裁定不予受理", "D": "裁定驳回申请"}
+DISTRICT = {"A": "重庆市人民政府", "B": "国务院", "C": "重庆市人大常委会", "D": "重庆市渝北区人大常委会"}
+ROYALTY = {"A": "《昨天》的稿费属于甲婚前个人财产", "B": "《今天》的稿费属于夫妻共同财产",
+           "C": "《明天》的稿费属于夫妻共同财产", "D": "《昨天》、《今天》和《明天》的稿费都属于夫妻共同财产"}
+QIN = {"A": "家罪", "B": "公罪", "C": "公室告", "D": "非公室告"}
+COMPANY = {"A": "张某转让股权的行为无效", "B": "股东代表诉讼中股东应当以自己的名义起诉", "C": "股东资格以工商局登记的为准",
+           "D": "个人负数额较大的债务不能担任公司的董事"}
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # a "【正确答案】" tag ending an option's line marks that line (d186), not the next line's letter
+    ("\nA.裁定再审\nB.决定再审\nC.裁定不予受理\nD.裁定驳回申请\nA.裁定再审 【正确答案】\nB.决定再审\nC.裁定不予受理\n"
+     "D.裁定驳回申请\n【解析】本题考查法院再审的裁定程序。\nA.裁定再审 【错误答案】", RETRIAL, None, "A"),
+    ("A.裁定再审 （正确答案）\nB.决定再审 （错误答案）\nC.裁定不予受理 （错误答案）\nD.裁定驳回申请 （错误答案）",
+     RETRIAL, "下列哪一选项是错误的?", "A"),
+    ("根据法律规定，正确答案：\nB.决定再审", RETRIAL, None, "B"),       # (a declaration on its own line answers)
+    # "答案：【A】：<sentences>。【B】：…" on one line: an item of a copied list (d162), no answer
+    ("【答案】：【A】：甲。乙。丙。【B】：乙。丙。【C】：丙。【D】：丁。【E】：乙。", PEOPLE, None, None),
+    ("The correct answer is:\n\nA: 甲。\n\nExplanation: 甲 is right.\n\nB: 乙 is not correct.", PEOPLE, None, "A"),
+    # a copy in "A. …;B. …" form cut off at the next copy's first letter (d132)
+    ("\nA. 甲\nB. 乙\nC. 丙\nD. 丁\nA. 甲;B. 乙;C. 丙;D. 丁\nA. 甲;B. 乙;C. 丙;D. 丁\nA", PEOPLE, None, None),
+    ("\nA. 甲\nB. 乙\nC. 丙\nD. 丁\n答案：A", PEOPLE, None, "A"),
+    # an answer, then a made-up 【例题】 with answers of its own (d082)
+    ("请从A、B、C、D四个选项中选择一个正确的答案。\n\n正确答案：C\n\n\n【例题】下列哪一选项是正确的：\n\nA：甲\n\nB：乙\n\n"
+     "【解析】因此，选择B。\n\n【例题】下列哪一选项是正确的：\n\n【解析】因此，选择A。", PEOPLE, None, "C"),
+    ("【例题】下列哪一选项是正确的：A：家罪\nB：公罪\n【解析】因此，选择B。", QIN, "秦朝把杀伤、盗窃等危害封建统治的犯罪称为", None),
+    ("【例题】秦朝把杀伤、盗窃等危害封建统治的犯罪称为:A：家罪\nB：公罪\n【解析】因此，选择B。", QIN,
+     "秦朝把杀伤、盗窃等危害封建统治的犯罪称为", "B"),              # (this question, restated)
+    # the question's "哪个机关" filled with an option's text (d131)
+    ("根据《宪法》，重庆市渝北区人民政府设立红楼街道办事处，应当报重庆市人民政府批准。", DISTRICT,
+     "重庆市渝北区人民政府设立红楼街道办事处，应当报哪个机关批准?", "A"),
+    ("重庆市渝北区人民政府设立红楼街道办事处，应当报哪个机关批准？这要看情况。", DISTRICT,
+     "重庆市渝北区人民政府设立红楼街道办事处，应当报哪个机关批准?", None),
+    # each option's labelled discussion concluding with its own text (d113): the last one is not chosen
+    ("本题考查公司法。A：根据规定，张某可以转让。因此，张某可以转让。B：根据规定，股东可以委托。因此，股东代表诉讼中股东应当以自己的名义起诉。"
+     "C：根据规定，股东资格以工商局登记的为准。因此，股东资格以工商局登记的为准。D：根据规定，个人负数额较大的债务不能担任公司的董事。"
+     "因此，个人负数额较大的债务不能担任公司的董事。", COMPANY, "下列说法正确的是?", None),
+    # a summary ("综上所述") stating one option after conclusions stating several (d261)
+    ("甲在婚姻存续期间创作小说《明天》。因此,《明天》的稿费属于夫妻共同财产。\n乙在婚姻存续期间发表了小说《今天》。"
+     "因此,《今天》的稿费属于夫妻共同财产。\n综上所述,《明天》的稿费属于夫妻共同财产。", ROYALTY, "下列哪一选项是正确的?", "C"),
+    ("甲在婚姻存续期间创作小说《明天》。因此,《明天》的稿费属于夫妻共同财产。\n乙在婚姻存续期间发表了小说《今天》。"
+     "因此,《今天》的稿费属于夫妻共同财产。", ROYALTY, "下列哪一选项是正确的?", None),
+    # an answer to options the model rewrote as letter combinations (d016)
+    ("A:甲;\nB:乙;\nC:丙;\nD:丁。\nA.A,B,C\nB.A,B,D\nC.A,C,D\nD.B,C,D\n答案：A.A,B,C\n【解析】本题考查劳动法。",
+     PEOPLE, None, None),
+    ("答案：A. 甲\n【解析】本题考查劳动法。", PEOPLE, None, "A"),
+    # "只有C是<not the question's words>": the option singled out (s216)
+    ("下列选项中,只有C是符合多边投资担保机构承保条件,其他选项均不符合该机构的要求。", PEOPLE,
+     "下列不属于多边投资担保机构承保条件的是:", "C"),
+    ("如果只有C是符合条件的,那么答案就很明显了。", PEOPLE, "下列不属于承保条件的是:", None),
+    # moss's "现在，解决这个问题：<this question's options>\n解决方案：<an option's text>" (y154)
+    ("\n\n现在，解决这个问题：A:家罪;B:公罪;C:公室告;D:非公室告\n解决方案：公室告\n\n##注意事项\n注意：祝你好运！", QIN,
+     "秦朝把杀伤、盗窃等危害封建统治的犯罪称为", "C"),
+    ("\n\n现在，解决这个问题：汉朝把这类犯罪称为什么？\n解决方案：公室告", QIN, "秦朝把杀伤、盗窃等危害封建统治的犯罪称为", None),
+    # an answer, then this question re-posed after "请问：" with another answer (w251)
+    ("\n\n正确答案：D\n\n解释：甲的观点是正确的。\n\n请问：\n\n秦朝把杀伤、盗窃等危害封建统治的犯罪称为:A:家罪;B:公罪;"
+     "C:公室告;D:非公室告。\n\n正确答案：B\n\n解释：乙的观点是正确的。", QIN, "秦朝把杀伤、盗窃等危害封建统治的犯罪称为", "D"),
+    # (not when that answer was to a question the model posed itself: the re-posed question's answer)
+    ("根据法律规定，下列哪一项是正确的？\nA:家罪或公罪\n\n答案：A\n\n请回答以下问题：\n\n秦朝把杀伤、盗窃等危害封建统治的犯罪称为"
+     "\n\nA:家罪;B:公罪;C:公室告;D:非公室告\n\n答案：C", QIN, "秦朝把杀伤、盗窃等危害封建统治的犯罪称为", "C"),
+])
+def test_kinds_found_in_heldout19_round(output, options, question, expected):
+    """Kinds from heldout19 (first read 0.970 with the session-start reader), with their near misses."""
+    assert letters(output, options, question) == expected
+
+
 B6_ROBBERY = {'A': '甲深夜潜入他人住宅，窃取财物，甲构成盗窃罪', 'B': '乙冒充警察，骗取他人钱财，乙构成诈骗罪', 'C': '丙当场使用暴力，劫取财物，丙构成抢劫罪', 'D': '丁骑摩托车抢走路人的提包并将其拖倒致伤，丁构成抢劫罪而不构成抢夺罪'}
 B6_CRIMES = {'A': '盗窃罪', 'B': '诈骗罪', 'C': '抢劫罪', 'D': '侵占罪'}
 B6_EVIDENCE = {'A': '被害人陈述', 'B': '现场指纹', 'C': '作案工具', 'D': '血迹鉴定意见'}
