@@ -151,7 +151,7 @@ def _negated_ask(question: str) -> bool:
 # (read by this rule and by the verdict rule d of :mod:`cpsd_tasks.choices`)
 
 # A verdict right after an option's own text ("A:该合同为附解除条件的合同是错误的。").
-_TEXT_VERDICT = re.compile(r"(?:的说法|说法|的表述|表述)?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|(?:是)?符合(?:法律|相关|有关)?(?:法律)?规定的?|符合题意)"
+_TEXT_VERDICT = re.compile(r"(?:(?:这个|这一|这种|该|此)?(?:的说法|说法|的表述|表述))?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|(?:是)?符合(?:法律|相关|有关)?(?:法律)?规定的?|符合题意)"
                            r"|(?P<neg>是?(?:错误|不正确|错)的?|(?:是)?不符合(?:法律|相关|有关)?(?:法律)?规定的?|不符合题意))")
 # A negation right before an option's text ("不构成…", "不属于…"): the text is denied, not stated.
 _NEGATED_CONTENT = re.compile(r"(?:不构成|不是|不属于|并非|不能|不应|不得|不会|没有|无需|不|非)$")

@@ -197,7 +197,7 @@ _VERDICT_END = r"(?=$|[^\u3400-\u9fff\ufffd]|[，。；！？、])"
 _SAID = re.compile(r"(?:选项|项)? ?是(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")
 _SAID_BARE = re.compile(r"(?:选项|项)? ?(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")    # "只有D不属于行政许可"
 # A noun that opens a predicate ("行为不属于行政许可" asked by "下列哪些行为不属于行政许可?").
-_VERDICT_WORD = re.compile(r"正确|错|对|不|有误|准确|成立")
+_VERDICT_WORD = re.compile(r"^(?:不|非|没|未)|正确|错|对|有误|准确|成立")   # (a verdict, or the words negated)
 _ASKED_NOUN = re.compile(r"^(?:表述|说法|选项|行为|情形|做法|观点)")
 _VERDICT_TAIL = re.compile(
     r"(?:的说法|说法|的表述|表述|的观点|所述|[两三四]项|[两三四]个选项)?"
@@ -210,6 +210,7 @@ _LINE_VERDICT = re.compile(
     r"(?:(?P<pos>正确答案|正确|对)|(?P<neg>错误答案|错误|错|不正确))[。.]?[ \t]*$",
     re.MULTILINE,
 )
+_ANSWER_MARK = re.compile(r"正确答案|错误答案")
 # Option lines that map an option to a letter ("A. 正确答案：B"): a mapping, where 正确答案 marks nothing.
 _MAPPED = re.compile(r"(?m)^[ \t]*[A-Z][ \t]*[.．:：、][ \t]*正确答案[ \t]*[:：][ \t]*[A-Z]")
 # "A is incorrect." / "Option B is correct" opening a line.
@@ -421,7 +422,9 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             # but not one whose line then calls it wrong ("B: 正确答案是B。…因此B是错误的答案。")
             kept = [letters for (_, letters), wrong in zip(in_label_lines, called_wrong) if not wrong]
             return frozenset().union(*kept) if kept else _NO_ANSWER
-        if len({line_label for line_label, _ in in_label_lines}) == 1:
+        if len({_NUMBERED_LINE.sub("", line_label) for line_label, _ in in_label_lines}) == 1:
+            if len({letters for _, letters in in_label_lines}) >= 3:
+                return _NO_ANSWER            # "1. A. 正确答案：B\n2. A. 正确答案：C\n3. A. 正确答案：D…": a key
             return in_label_lines[-1][1]     # "A: The correct answer is B" on every line: a prefix
         if len({letters for _, letters in in_label_lines}) == 1:
             return in_label_lines[-1][1]
@@ -573,6 +576,9 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     for match in reversed(list(_DECLARED_TEXT.finditer(text))):
         if _WRONG_LIST.search(text, max(0, match.start() - 4), match.start()):
             continue                         # "错误答案：<text>": the wrong one named
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if (label := _LINE_LABEL.match(text, line_start)) and label.end() <= match.start():
+            continue                         # "A. <text>; 正确答案 <text>": a mark on an option's line (a verdict)
         content = _compared(match.group("content"))
         named = {key for key, target in ctx.targets.items() if content == target}
         if len(named) == 1:
@@ -821,6 +827,8 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
     answer_marks = bool(line_matches) and all(match.group("pos") == "正确答案" or match.group("neg") == "错误答案"
                                               for match in line_matches) and not _MAPPED.search(text)
     for match in line_matches:
+        if _ANSWER_MARK.search(match.group("text")):
+            continue                         # "A. <text> 正确答案 1. 正确答案 2. 错误答案 …": marks looping, no verdict
         letter = match.group("letter")
         if match.group("number"):           # "1. <option A's text> 正确答案": numbered options
             letter = chr(ord("A") + int(match.group("number")) - 1)
@@ -947,6 +955,10 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             before = text[label.start() - 1:label.start()] if label.start() else "\n"
             prose = bool(re.match(r"[A-Za-z0-9,\s]", before.replace("\n", ""))) and text[label.start()] not in "[(（【"
             negated = bool(_NEGATED_CONTENT.search(_plain(text[max(0, label.start() - 6):label.start()])))
+            if (letter == min(ctx.valid) and ctx.stem_tail and _plain(text[:label.start()]).endswith(ctx.stem_tail)
+                    and len(text) - label.end() <= len(ctx.texts.get(letter, "")) + 4
+                    and not text.rstrip().endswith(_SENTENCE_ENDS) and "〖" in text):
+                negated = True               # "〖指令〗…下列说法正确的是:A:<A's text>" and no more: the prompt's copy, cut off
             if (not target or stated.startswith(target[:8])) and not prose and not negated \
                     and letter not in judged and not _asked_about(text, label.end(), ctx.texts.get(letter, "")):
                 return frozenset({letter})     # "…情形的?D:案件事实基本查清…": a label with its option text

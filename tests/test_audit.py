@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 20))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 21))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 6210
-    assert plugin.right >= 6106 and plugin.false_credit <= 14 and plugin.wrong_letters <= 15   # 0.983
-    assert plugin.credit_differs <= 18                                  # reading errors that change a score
-    assert rule.right < 3150 and rule.credit_differs >= 345            # LawBench's rule: 0.502, 363
+    assert plugin.n == 6510
+    assert plugin.right >= 6400 and plugin.false_credit <= 16 and plugin.wrong_letters <= 16   # 0.983
+    assert plugin.credit_differs <= 21                                  # reading errors that change a score
+    assert rule.right < 3400 and rule.credit_differs >= 365            # LawBench's rule: 0.504, 383
     for name, (accuracy, false_credit) in SET_FLOORS.items():
         assert scores[name]["plugin"].accuracy >= accuracy, name
         assert scores[name]["plugin"].false_credit <= false_credit, name
@@ -97,6 +97,10 @@ SET_FLOORS = {
     # heldout19 (first read 0.970 with the session-start reader): left a template with an answer slot
     # for every option, only the first closed by an end marker (its graders: all four)
     "heldout19": (0.995, 0),
+    # heldout20 (first read 0.960 with the heldout19 round's reader; graders agreed on all 300): left answers
+    # only by meaning, an answer slot looping C, A, D, C, D … (its graders: C), an answer to a question the
+    # model posed itself with options of its own
+    "heldout20": (0.98, 2),
 }
 
 

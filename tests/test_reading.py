@@ -973,6 +973,45 @@ def test_kinds_found_in_heldout19_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
+HISTORY = {"A": "英国是最早实行宪政的国家", "B": "世界上第一部成文宪法是美国宪法",
+           "C": "欧洲大陆第一部成文宪法是1875年法国宪法", "D": "英国宪法是典型的不成文宪法"}
+JURORS = {"A": "诉讼案件的双方当事人都有权申请人民陪审员参与诉讼", "B": "人大代表不能成为人民陪审员",
+          "C": "人民陪审员只能在基层人民法院审理一审案件", "D": "人民陪审员的任免由当地人大常委会决定"}
+
+
+@pytest.mark.parametrize("output, options, question, expected", [
+    # "<text>，这个表述是正确的/不正确的" per option (c154), after a copied list under "正确答案:"
+    ("正确答案:\nA:英国是最早实行宪政的国家;\nB:世界上第一部成文宪法是美国宪法;\nC:欧洲大陆第一部成文宪法是1875年法国宪法;\n"
+     "D:英国宪法是典型的不成文宪法。\n解释:\nA:英国是最早实行宪政的国家，这个表述是正确的。\nB:世界上第一部成文宪法是美国宪法，"
+     "这个表述是正确的。\nC:欧洲大陆第一部成文宪法是1875年法国宪法，这个表述是正确的。\nD:英国宪法是典型的不成文宪法，这个表述是不正确的。",
+     HISTORY, "下列关于外国宪法史哪些表述是不正确的?", "D"),
+    ("正确答案:\nA:英国是最早实行宪政的国家;\nB:世界上第一部成文宪法是美国宪法;\nC:欧洲大陆第一部成文宪法是1875年法国宪法;\n"
+     "D:英国宪法是典型的不成文宪法。", HISTORY, "下列关于外国宪法史哪些表述是不正确的?", None),
+    # "<option's line>; 正确答案 <its text again>": marks on the options' lines (c260), not a declared text
+    ("A. 诉讼案件的双方当事人都有权申请人民陪审员参与诉讼; 正确答案\nB. 人大代表不能成为人民陪审员; 错误答案\n"
+     "C. 人民陪审员只能在基层人民法院审理一审案件; 错误答案\nD. 人民陪审员的任免由当地人大常委会决定; 正确答案\n"
+     "A. 诉讼案件的双方当事人都有权申请人民陪审员参与诉讼; 正确答案 诉讼案件的双方当事人都有权申请人民陪审员参与诉讼。\n"
+     "D. 人民陪审员的任免由当地人大常委会决定; 正确答案 人民陪审员的任免由当地人大常委会决定。", JURORS, "下列关于人民陪审员制度正确的是", "AD"),
+    ("正确答案：人民陪审员的任免由当地人大常委会决定。", JURORS, "下列关于人民陪审员制度正确的是", "D"),
+    # marks looping after the options' lines ("正确答案 1. 正确答案 2. 错误答案 …", c205): those lines judge nothing
+    ("A. 甲 正确答案\nB. 乙 错误答案\nC. 丙 错误答案\nD. 丁 错误答案\nA. 甲 正确答案 1. 正确答案 2. 错误答案 3. 错误答案\n"
+     "B. 乙 正确答案 1. 正确答案 2. 错误答案 3. 错误答案", PEOPLE, None, "A"),
+    # numbered lines each mapping option A to another letter (c141): an answer key, no answer
+    ("\n1. A. 正确答案：B\n2. A. 正确答案：C\n3. A. 正确答案：D\n4. A. 正确答案：A\n5. A. 正确答案：B", PEOPLE, None, None),
+    ("\nA. 正确答案：B\nA. 正确答案：B", PEOPLE, None, "B"),              # (one letter behind the same prefix)
+    # the prompt copied with its instructions, cut off after option A's text (c147)
+    ("\n请你运用法律知识分析下列案件，从A,B,C,D中选出一个正确的答案，并写在[正确答案]和<eoa>之间。例如[正确答案]A<eoa>。"
+     "请你严格按照这个格式回答。\n秦朝把杀伤、盗窃等危害封建统治的犯罪称为:A:家罪", QIN, "秦朝把杀伤、盗窃等危害封建统治的犯罪称为", None),
+    ("秦朝把杀伤、盗窃等危害封建统治的犯罪称为:A:家罪。", QIN, "秦朝把杀伤、盗窃等危害封建统治的犯罪称为", "A"),
+    # "只有C中的行为构成了不正当竞争行为": words that are no verdict, though they hold a 不 (c231)
+    ("正确答案: 在这四个行为中，只有C中的行为构成了不正当竞争行为。", PEOPLE, "在下列行为中，不构成法律规定的不正当竞争行为的是:", "C"),
+    ("只有C不构成不正当竞争行为。", PEOPLE, "在下列行为中，构成不正当竞争行为的是:", None),   # (the words negated)
+])
+def test_kinds_found_in_heldout20_round(output, options, question, expected):
+    """Kinds from heldout20 (first read 0.960 with the heldout19 round's reader), with their near misses."""
+    assert letters(output, options, question) == expected
+
+
 B6_ROBBERY = {'A': '甲深夜潜入他人住宅，窃取财物，甲构成盗窃罪', 'B': '乙冒充警察，骗取他人钱财，乙构成诈骗罪', 'C': '丙当场使用暴力，劫取财物，丙构成抢劫罪', 'D': '丁骑摩托车抢走路人的提包并将其拖倒致伤，丁构成抢劫罪而不构成抢夺罪'}
 B6_CRIMES = {'A': '盗窃罪', 'B': '诈骗罪', 'C': '抢劫罪', 'D': '侵占罪'}
 B6_EVIDENCE = {'A': '被害人陈述', 'B': '现场指纹', 'C': '作案工具', 'D': '血迹鉴定意见'}
