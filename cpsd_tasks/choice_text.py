@@ -62,6 +62,7 @@ class _Context:
     targets: Mapping[str, str]          # each option's text, normalised and without punctuation
     stem: str = ""                      # the question, folded and without punctuation ("" unknown)
     blank: tuple[str, str] = ("", "")   # the stem's words right before and after its blank "（ ）"
+    blank_alone: bool = False           # the blank is an interrogative ("哪个机关"): filled, it must be the whole answer
     negated_ask: bool = False           # the asking words carry a negation ("下列…不属于…的是", "错误的是")
 
     @property
@@ -205,6 +206,8 @@ def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if opening is None:
         return None
     plain = _plain(opening.group("sentence"))
+    if ctx.blank_alone and (text[opening.end():].strip(" \t\n。.!！") or _UNDECIDED_FILL.search(plain)):
+        return None                          # ("…应当报哪个机关批准?" filled: only as the whole, undecided answer)
     start = plain.find(before)
     end = plain.find(after, start + len(before)) if start >= 0 else -1
     if end < 0 or _RETRACTION.search(plain, end) or _retracted_after(text, opening):
@@ -213,6 +216,8 @@ def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
 
 
 # The opening is not a statement: a question, a hedge or a supposition, or someone else's view.
+# In a sentence that fills a "哪个机关" blank: two candidates, someone's view, or a turn ("但…").
+_UNDECIDED_FILL = re.compile(r"还是|或者|认为|主张|但|不过|然而")
 _OPENING_HEDGE = re.compile(r"吗|呢|是否|能否|是不是|可能|也许|或许|假设|假如|如果|若|有观点|有人|观点认为|不一定|未必|分析|首先")
 # A verdict against what was just said, opening the next sentence ("这一说法错误", "以上回答是错误的",
 # "不对"), or inside a sentence after a statement (", 这种说法是错误的").
@@ -386,6 +391,7 @@ _CONCLUSION = re.compile(r"^答(?!案)|因此|所以|故|综上|可见|答案|�
 
 
 _SUMMARY = re.compile(r"综上")
+_SUMMARY_HEDGE = re.compile(r"如果|假如|假设|若|认为|观点|判断|是否|还是|与否|可能|也许|或许|有人")
 _WHEN = ("后", "时", "前", "之后", "以后", "之前")
 # 是/为 that end a supposition, a question or someone's view ("如果是", "要是", "难道是", "有人认为(是)",
 # "争议焦点为"): the text after them is not stated. ("因为<text>" states it as a reason: read only when
@@ -471,7 +477,9 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
                 or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
                 or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
             named.add(key)                   # "…注册资本的35%": the option completes the question
-            summed = key if _SUMMARY.search(head) else None
+            # a summary that ends with the option's text, stated by the model ("综上所述,<C's text>。")
+            summed = key if (_SUMMARY.search(head) and not _SUMMARY_HEDGE.search(head)
+                             and re.fullmatch(r"的?", plain[position + len(present[key]):])) else None
     if len(named) >= 2 and summed is not None:
         return frozenset({summed})           # "因此，<B's text>。…综上所述，<C's text>。": the summary's
     return frozenset(named) if len(named) == 1 else None

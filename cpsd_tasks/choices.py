@@ -147,7 +147,7 @@ _RETRACTED_RE = re.compile(r" ?[(（]? ?(?:(?:都|均|全|也)?(?:不对|错了)
                            r"| ?(?:[两三四五六七八九十几]个(?:选项)?中|中的?(?:任|一|[A-Z])|/)")
 # Right before a declaration: a negation ("不选C", "不应选A", "排除B", "答案不是B"), an example
 # ("例如[正确答案]A"), or a list of wrong answers ("错误答案：A,B,C") — the declaration is skipped.
-_SKIP_BEFORE = re.compile(r"(?:不|非|排除|错选|误选|(?<!错)误|别|不能|不会|不应|不要|不可|例如|比如|譬如|例|如|e\.g\.|for example"
+_SKIP_BEFORE = re.compile(r"(?:不|非|不是|并非|像|排除|错选|误选|(?<!错)误|别|不能|不会|不应|不要|不可|例如|比如|譬如|例|如|e\.g\.|for example"
                           r"|如果|假如|假设|若|人会|生会|者会|容易错?|错"
                           r"|(?:其他|其余|各|每个)选项的|format|格式(?:为|是|如下)?[:：]?) ?$",
                           re.IGNORECASE)
@@ -197,7 +197,22 @@ _VERDICT_END = r"(?=$|[^\u3400-\u9fff\ufffd]|[，。；！？、])"
 _SAID = re.compile(r"(?:选项|项)? ?是(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")
 _SAID_BARE = re.compile(r"(?:选项|项)? ?(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")    # "只有D不属于行政许可"
 # A noun that opens a predicate ("行为不属于行政许可" asked by "下列哪些行为不属于行政许可?").
-_VERDICT_WORD = re.compile(r"^(?:不|非|没|未)|正确|错|对|有误|准确|成立")   # (a verdict, or the words negated)
+# What "只有D…" says of D, up to the clause's end ("只有D中乙向甲作出的抵销通知能够产生抵销效果，…").
+_ONLY_SAID = re.compile(r"(?:选项|项)? ?(?P<said>[^\n。，,；;！!？?]{2,40}?)的?(?=[。，,；;！!\n]|$)")
+_VERDICT_WORD = re.compile(r"^(?:不|非|没|未)|正确|错|对|有误|准确|成立|干扰")   # (a verdict, or the words negated)
+# Words before "只有C…" in its clause that make it a supposition, someone else's view or a first
+# impression, no choice; and a turn right after what it says ("…，但这种理解是片面的").
+_ONLY_HEDGE = re.compile(r"如果|假如|假设|若|并非|不是|可能|未必|也许|或许|认为|以为|乍一?看|看似|似乎|好像|表面上")
+_ONLY_WITHDRAWN = re.compile(r"[ \t]*[，,][ \t]*(?:但是?|然而|不过|可是)(?!前提|条件|需|须|应)")
+_CLAUSE_MARK = re.compile(r"[。，,；;！!？?\n]")
+
+
+def _only_hedged(text: str, only_at: int) -> bool:
+    """Whether the "只有" at ``only_at`` is negated right before it ("不只有C", "并非只有C") or hedged in
+    its clause ("可能只有C", "有同学认为只有C", "乍一看只有C"): looked at over 12 characters at most."""
+    window = text[max(0, only_at - 12):only_at]
+    clause = _CLAUSE_MARK.split(window)[-1]
+    return bool(_ONLY_HEDGE.search(clause)) or window.endswith(("不", "非"))
 _ASKED_NOUN = re.compile(r"^(?:表述|说法|选项|行为|情形|做法|观点)")
 _VERDICT_TAIL = re.compile(
     r"(?:的说法|说法|的表述|表述|的观点|所述|[两三四]项|[两三四]个选项)?"
@@ -379,7 +394,8 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
         if label and label.end() <= start:
             own_letter = re.search(r"[A-Z]", text[line_start:label.end()])
             tag_end = text.find("\n", start, head_end)
-            if strong and own_letter and own_letter.group(0) in ctx.valid and tag_end >= 0:
+            if (strong and own_letter and own_letter.group(0) in ctx.valid and tag_end >= 0
+                    and _tags_its_line(text, label.end(), start, head_end)):
                 letters = frozenset(own_letter.group(0))   # "A.裁定再审 【正确答案】\nB.…": a tag on A's line
             if strong or (own_letter and letters == {own_letter.group(0)} and text.endswith("正确", 0, start)):
                 # "A. 正确答案：B": a declaration inside an option's line; "A: 正确的是A。": its own letter called right
@@ -448,8 +464,31 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
     return _combine(found, declared=True)    # a template filled for every option, or the last one
 
 
+def _tags_its_line(text: str, label_end: int, start: int, letter_at: int) -> bool:
+    """Whether a declaration head ending an option's line (``label_end``: where the line's label ends;
+    ``start``: the head; ``letter_at``: where the letter it would declare stands, on a later line) is a
+    tag marking that line's option: the line holds one clause (the option's text), the head is a bare tag
+    ("A.裁定再审 【正确答案】", "A. 1987年。 （正确答案）", "…观念[正确答案]": ``正确答案：`` once the brackets are
+    made plain, nothing between it and the line's end), and the letter after it opens the next option's line
+    ("\nB.决定再审"). Not "D. 裁定驳回申请：错误。因此，正确答案为：\n\nB", "A. 裁定再审，正确答案：\nB. 决定再审。"
+    nor "D.裁定驳回申请 [正确答案]\nB<eoa>"."""
+    line = text[label_end:start]
+    body = line[:-200] + _TAGS_BEFORE.sub("", line[-200:])      # ("1987年。 （正确答案） （正确答案）": tags repeated)
+    body = body.rstrip("。.")
+    if (not body or body[-1] in "，,:：;；、的" or _SENTENCE_STOP.search(body) or _CONCLUDING.search(body)
+            or _OPEN_BRACKET.search(body)    # ("裁定再审（不是正确答案）", "（这个选项看起来像正确答案）": words in the tag)
+            or not _BARE_TAG.fullmatch(text, start, letter_at)):
+        return False                         # (several sentences, a clause, a conclusion, "…本题的正确答案为\nB")
+    return bool(re.match(r"[A-Z][ \t]*[.．:：、)）][ \t]*[^\s<]", text[letter_at:letter_at + 8]))
+
+
+_SENTENCE_STOP = re.compile(r"[。!！?？]|\. ")
+_CONCLUDING = re.compile(r"因此|所以|综上|故|(?i:therefore|thus|so)\b")
+_OPEN_BRACKET = re.compile(r"[(（\[【][^)）\]】]*$")
+_TAGS_BEFORE = re.compile(r"(?:[ \t(（\[【]*(?:正确答案|错误答案)[:：]?)*[ \t(（\[【]*$")
+_BARE_TAG = re.compile(r"(?:正确答案|答案)[:：][ \t]*\n\s*")    # a bracketed tag, as canonical_declarations left it
 _LOOP_LETTER = re.compile(r"[A-Z]")
-_COMBINATION = re.compile(r"[ \t]*[.．:：、][ \t]*[A-Z](?:[ \t]*[,，、][ \t]*[A-Z])+(?![A-Za-z])")
+_COMBINATION = re.compile(r"[.．:：、][A-Z](?:[,，、][A-Z])+(?=[ \t]*(?:\n|$|[。；;]))")
 _HYPOTHETICAL = re.compile(r"如(?!下)|若|例如|比如")
 _FINAL = re.compile(r"(?:最终答案|(?i:(?:the\s+)?final\s+answer))")
 _DOTTED_LETTERS = re.compile(r"[A-Z]+(?:[ \t]*[.．][ \t]*[A-Z]+){2,}[.．]?")     # ("A.B.C.D.", "A.AB.BC.CD.D")
@@ -554,11 +593,11 @@ def _opens_list(text: str, end: int) -> bool:
         after = re.compile(r"\s*").match(text, sentence.end()).end()
         if _LABEL.match(text, after) or _INLINE_LABEL.match(text, after):
             return True
-        # "答案：【A】:<sentence>。<sentence>。…【B】:…": an item of several sentences on the line, then the
-        # next letter's
+        # "答案：【A】:<sentence>。<sentence>。…【B】:…": the first item, of several sentences on the line, then
+        # the next letter's (not "正确答案：B：公罪。<why>。C：公室告是指…": an answer explained, then another discussed)
         following = _INLINE_LABEL.search(text, colon.end(), colon.end() + 400)
         letter = re.search(r"[A-Z](?=[^A-Z]*$)", text[max(0, end - 3):end])
-        return bool(following and letter and following.group("letter") == chr(ord(letter.group(0)) + 1)
+        return bool(following and letter and letter.group(0) == "A" and following.group("letter") == "B"
                     and text[following.start() - 1:following.start()] in "。；;"
                     and "\n" not in text[colon.end():following.start()])
     # the item runs to the end: a copy cut off by the length limit, unless it ends a sentence
@@ -573,9 +612,11 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     """A declaration followed by an option's own text ("[正确答案]中国法"), or by the last clause that
     is this option's alone ("正确答案: 丁构成抢劫罪而不构成抢夺罪。" for "丁骑摩托车…丁构成抢劫罪而不构成
     抢夺罪"): that option."""
-    for match in reversed(list(_DECLARED_TEXT.finditer(text))):
-        if _WRONG_LIST.search(text, max(0, match.start() - 4), match.start()):
-            continue                         # "错误答案：<text>": the wrong one named
+    matches = [match for match in _DECLARED_TEXT.finditer(text)
+               if not _WRONG_LIST.search(text, max(0, match.start() - 4), match.start())]
+    if len({_compared(match.group("content")) for match in matches} & set(ctx.keys_by_target)) >= 2:
+        return None                          # "解决方案：公室告 … 解决方案：家罪 …": an answer per copy, no answer
+    for match in reversed(matches):        # (not "错误答案：<text>": the wrong one named)
         line_start = text.rfind("\n", 0, match.start()) + 1
         if (label := _LINE_LABEL.match(text, line_start)) and label.end() <= match.start():
             continue                         # "A. <text>; 正确答案 <text>": a mark on an option's line (a verdict)
@@ -643,7 +684,7 @@ _DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于
 _ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,16})$")
 # … or before 的是/的有 closing the stem ("下列证据中属于直接证据的是" → "属于直接证据").
 # An interrogative standing where the answer goes ("…应当报哪个机关批准?"): a blank, when no "（ ）" is.
-_ASKED_BLANK = re.compile(r"(?:哪一?个|哪一|哪种|何种)(?:机关|部门|法院|机构|单位|主体)?(?=[\u3400-\u9fff]{2,}[?？]?[ \t]*$)")
+_ASKED_BLANK = re.compile(r"(?:哪一?个|哪一|哪种|何种)(?:机关|部门|法院|机构|单位|主体)?(?=[\u3400-\u9fff]{2,24}[?？]?[ \t]*$)")
 _ASKED_LAST = re.compile(r"(?:下列|以下)(?:[\u3400-\u9fff]{0,8}?中)?(?P<asked>[\u3400-\u9fff]{2,16}?)的(?:是|有)$")
 # "A选项：<text>，符合题意。": a letter and 选项 as an option's label at a line start.
 _WORD_LABEL = re.compile(r"(?m)^[ \t]*(?:(?P<letter>[A-Z]) ?选项|选项 ?(?P<after>[A-Z])) ?[:：]")   # ("选项A：…" too)
@@ -799,9 +840,11 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
                     # the whole answer: "A属于直接证据。" (…属于直接证据的是?)
                     verdict[letter] = not ctx.negative_question
             elif (text.endswith("只有", 0, listed.start())
-                  and (said := _SAID.match(text, listed.end()) or _SAID_BARE.match(text, listed.end()))
+                  and _letters(listed.group(0), ctx.valid) != ctx.valid       # (not "只有A、B、C、D中的一个…")
+                  and (said := _SAID.match(text, listed.end()) or _ONLY_SAID.match(text, listed.end()))
                   and not _VERDICT_WORD.search(said.group("said"))
-                  and not re.search(r"如果|假如|假设|若|并非|不是|不", text[max(0, listed.start() - 6):listed.start() - 2])):
+                  and not _only_hedged(text, listed.start() - 2)
+                  and not _ONLY_WITHDRAWN.match(text, said.end())):
                 for letter in _letters(listed.group(0), ctx.valid):     # "只有C是符合…承保条件" (…不属于…的是):
                     verdict[letter] = not ctx.negative_question         # the one option singled out
             continue
@@ -974,7 +1017,7 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         bare = _LIST_RE.fullmatch(strip_edges(line))
         if bare and (letters := _letters(bare.group(0), ctx.valid)):
             if option_list and number == len(lines) - 1 and _next_label(lines[:number], ctx.valid) in letters:
-                continue                     # "…\nB:…\nC" : the next label of a copied list, cut off
+                break                        # "…\nB:…\nC", "A \nB \nC \nD \nA": the next label of a copied list, cut off
             if option_list and number == len(lines) - 1 and len(text) >= 1000 and len(letters) == 1:
                 break                        # "…\nC" ending a long output: a word cut off ("C corporation")
             return letters
@@ -1025,8 +1068,8 @@ def _redeclared(turn: str, ctx: _Context) -> Optional[frozenset[str]]:
     else ``None``: the answer stated last (rule a: the last declaration wins; :func:`read_choices` takes one
     letter so, and only from the last turn: a slot in every turn is a template, :func:`_combine`)."""
     part = next((line for line in turn.splitlines() if line.strip()), "")
-    if not part or QUESTION_MARKER.search(part) or _labels(part) or _NOT_RESTATED.search(part):
-        return None
+    if not part or QUESTION_MARKER.search(part) or len(_labels(part)) >= 2 or _NOT_RESTATED.search(part):
+        return None                          # (one label: the letter declared with its text, "正确答案是：C:<text>")
     said = _DECLARED_POLARITY_IN.search(part)
     if said and (said.group("neg") is not None) != ctx.negated_ask:
         return None                          # "其中错误的是A" after the answer to a "which is right" question
@@ -1081,6 +1124,8 @@ _SELF_MAPPING = re.compile(r"(?<![A-Za-z])(?:[(（\[【]?(?P<pair>[A-Z])[)）\]�
 _HEADER_NEXT = re.compile(r"[ \t\n:：]*(?:〖|【)")
 #: Posed questions examined per turn (each one re-reads the text before it: kept bounded, linear).
 _MAX_POSED = 3
+_QUESTION_TYPE = re.compile(r"^(?:单项选择题|单选题|多选题|选择题|单选|多选)")   # "（单选题）秦朝把…": a type before the stem
+_MAX_LOOKS = 3                               # answers looked for before a question marker, per turn
 
 
 def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str, listed: str = "") -> bool:
@@ -1092,6 +1137,8 @@ def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str, list
     without the stem, first words don't."""
     if "〖" in marker.group(0) or re.search(r"角色|任务|输入|约束|请从", marker.group(0)):
         return first
+    if "请问" in marker.group(0):
+        return True                          # ("请问：…": another exchange only after an answer, see the caller)
     if _HEADER_NEXT.match(turn, marker.end()):
         return True                          # "【问题】〖指令〗…": a header; the next marker decides
     if listed and len(listed) >= 6 and _plain(turn[marker.end():marker.end() + 2 * len(listed) + 20]).startswith(listed):
@@ -1104,7 +1151,7 @@ def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str, list
 def _restates(text: str, position: int, stem: str) -> bool:
     """Whether the text after a question marker restates this question (``题目：<the stem>``);
     ``stem`` is the question as :attr:`_Context.stem` holds it."""
-    after = _plain(text[position:position + 60]).lstrip("0123456789")[:10]
+    after = _QUESTION_TYPE.sub("", _plain(text[position:position + 60]).lstrip("0123456789"), 1)[:10]
     return len(after) >= 6 and after in stem
 
 
@@ -1117,6 +1164,9 @@ def _next_label(lines: list[str], valid: Iterable[str] = "ABCD") -> Optional[str
     for line in reversed(lines):
         if line.strip():
             label = _LABEL.match(line)
+            if not label and len(line.strip()) == 1 and line.strip() in valid:
+                following = chr(ord(line.strip()) + 1)    # ("A \nB \nC \nD \nA": letters alone, in turn)
+                return following if following <= max(valid) else min(valid)
             if not label:
                 return None
             inline = [m.group("letter") for m in _INLINE_LABEL.finditer(line)]
@@ -1214,11 +1264,14 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     negative = bool(question) and bool(_NEGATIVE_QUESTION.search(_asking_clause(question)))
     targets = {key: _target(value) for key, value in texts.items() if value}
     folded = fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))
-    blank = _BLANK.search(folded) or _ASKED_BLANK.search(folded)
+    blank = _BLANK.search(folded)
+    asked_blank = None if blank else _ASKED_BLANK.search(folded)
     ctx = _Context(valid=valid, texts=texts, negative_question=negative,
                    targets={key: value for key, value in targets.items() if value},
                    stem=_plain(folded),
-                   blank=(_plain(folded[:blank.start()])[-6:], _plain(folded[blank.end():])[:6]) if blank else ("", ""),
+                   blank=(_plain(folded[:(blank or asked_blank).start()])[-6:], _plain(folded[(blank or asked_blank).end():])[:6])
+                   if blank or asked_blank else ("", ""),
+                   blank_alone=asked_blank is not None,
                    negated_ask=_negated_ask(folded))
     text = prepare(output)
     if not text.strip():
@@ -1248,22 +1301,26 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         # A new question or an echo of the instructions, anywhere but as the output's first words,
         # starts another exchange: what follows it is not this question's answer.
         marker = QUESTION_MARKER.search(turn)
-        first, position, answered = not started, 0, None
+        first, position, looks, copied = not started, 0, 0, False
         while marker is not None:
             # first words: nothing but markers since the turn began (checked gap by gap: linear)
             first = first and not turn[position:marker.start()].strip(_EDGES)
             if not _opens_no_exchange(turn, marker, first, ctx.stem, ctx.listed):
                 break
-            if not first and answered is None:
-                # "正确答案：D … 请问：<this question again> … 正确答案：B": re-posed after an answer, it
-                # starts another exchange (looked at once, at the first such marker: linear)
-                # (not when the model posed a question of its own before: "…下列哪一项是正确的？…答案：A")
-                answered = not _ASKS.search(turn, 0, marker.start()) and bool(_read_turn(turn[:marker.start()], ctx))
-                if answered:
+            if not first and not copied and looks < _MAX_LOOKS:
+                # "正确答案：D … 请问：<this question again> … 正确答案：B": this question re-posed, or a
+                # "请问：…" of the model's own, after an answer starts another exchange (looked at
+                # a few times: linear); not when the model posed a question of its own before
+                # ("…下列哪一项是正确的？…答案：A"): that answer is to its own question
+                looks += 1
+                if not _ASKS.search(turn, 0, marker.start()) and _read_turn(turn[:marker.start()], ctx):
                     break
+            # (once this question was restated before any answer, an answer follows each copy: rule a's
+            # "another answer on each copy" reads them all)
+            copied = copied or "请问" not in marker.group(0)
             position = marker.end()
             marker = QUESTION_MARKER.search(turn, marker.end())
-        posed = _posed_question(turn, ctx)
+        posed = None if copied else _posed_question(turn, ctx)
         if posed is not None and (marker is None or posed.start() < marker.start()):
             marker = posed
         if marker is not None:

@@ -33,7 +33,7 @@ def corpus():
 def test_graded_set_file_is_well_formed():
     rows = audit.load_graded(GRADED)
     assert len(rows) >= 400
-    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 21))}
+    assert {row["set"] for row in rows} >= {"dev", *(f"heldout{n}" for n in range(1, 22))}
     assert len({row["model"] for row in rows}) == 34                  # spread over all 34 models
     assert len({(row["model"], row["id"]) for row in rows}) == len(rows)
     for row in rows:
@@ -48,10 +48,10 @@ def test_reading_against_the_graded_set(corpus):
     plugin, rule = scores["all"]["plugin"], scores["all"]["lawbench"]
     # Measured when the reader was last changed (README "Answer reading"); a change that reads
     # fewer graded items right, or credits an answer nobody gave, fails here.
-    assert plugin.n == 6510
-    assert plugin.right >= 6400 and plugin.false_credit <= 16 and plugin.wrong_letters <= 16   # 0.983
+    assert plugin.n == 6810
+    assert plugin.right >= 6692 and plugin.false_credit <= 17 and plugin.wrong_letters <= 17   # 0.983
     assert plugin.credit_differs <= 21                                  # reading errors that change a score
-    assert rule.right < 3400 and rule.credit_differs >= 365            # LawBench's rule: 0.504, 383
+    assert rule.right < 3550 and rule.credit_differs >= 385            # LawBench's rule: 0.503, 403
     for name, (accuracy, false_credit) in SET_FLOORS.items():
         assert scores[name]["plugin"].accuracy >= accuracy, name
         assert scores[name]["plugin"].false_credit <= false_credit, name
@@ -100,7 +100,10 @@ SET_FLOORS = {
     # heldout20 (first read 0.960 with the heldout19 round's reader; graders agreed on all 300): left answers
     # only by meaning, an answer slot looping C, A, D, C, D … (its graders: C), an answer to a question the
     # model posed itself with options of its own
-    "heldout20": (0.98, 2),
+    "heldout20": (0.985, 1),
+    # heldout21 (first read 0.960 with the heldout20 rules): left answers only by meaning, per-option
+    # affirmations its graders read as the options affirmed, templates giving every option a slot
+    "heldout21": (0.965, 2),
 }
 
 

@@ -446,6 +446,17 @@ def test_text_followed_by_the_questions_words_stays_linear_with_a_long_question(
                         lambda n: ("甲" * n, "下列哪一项" + "甲" * (n // 4)), 2000) < BOUND
 
 
+def test_a_question_of_many_interrogatives_stays_linear():
+    """The interrogative taken for a blank ("…应当报哪个机关批准?") must end the question: that was checked to
+    the question's end from every 哪一/哪个 (1.1 s at 10,000 characters, 4.7 s at 20,000); now within 24
+    characters of it."""
+    from growth import BOUND, growth_ratio
+
+    people = {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}
+    assert growth_ratio(lambda question: read_choices("答案：甲", people, question),
+                        lambda n: "哪一" * (n // 2) + "x", 5000) < BOUND
+
+
 @pytest.mark.parametrize("output, expected", [
     # found by breaking the reader on purpose (false credit before)
     ("抱歉，我无法判断是A还是B", None),
@@ -1006,6 +1017,9 @@ JURORS = {"A": "诉讼案件的双方当事人都有权申请人民陪审员参�
     # "只有C中的行为构成了不正当竞争行为": words that are no verdict, though they hold a 不 (c231)
     ("正确答案: 在这四个行为中，只有C中的行为构成了不正当竞争行为。", PEOPLE, "在下列行为中，不构成法律规定的不正当竞争行为的是:", "C"),
     ("只有C不构成不正当竞争行为。", PEOPLE, "在下列行为中，构成不正当竞争行为的是:", None),   # (the words negated)
+    # letters alone on their lines, in turn, cut off at the next one (c003): the prompt's letters, no answer
+    ("\nA \nB \nC \nD \nA \nB \nC \nD \nA \nB \nC \nD \nA ", PEOPLE, None, None),
+    ("\nA \nB \nC \nD \n\nC", PEOPLE, None, "C"),                    # (not the next one: an answer)
 ])
 def test_kinds_found_in_heldout20_round(output, options, question, expected):
     """Kinds from heldout20 (first read 0.960 with the heldout19 round's reader), with their near misses."""
@@ -1053,6 +1067,130 @@ def test_breaker_findings_sixth_round(output, options, question, expected):
     """A breaker helper attacked this round's rules (44 findings in about 75 inputs, 0 crashes in 40,000
     random outputs); the fixed ones: hedged or someone else's answers after an end marker, another question's
     answer, a final answer after going back and forth, "A. Theft" (an option translated), 错误答案 with a text…"""
+    assert letters(output, options, question) == expected
+
+
+B7_COURTS = {"A": "甲县人民法院", "B": "乙县人民法院", "C": "丙市中级人民法院", "D": "丁市中级人民法院"}
+
+
+# Seventh breaker round: a helper attacked the heldout19 rules (44 findings, 0 crashes in about 1.5 million
+# random outputs); each comment names what the attacked reader did wrong. Left (docs/answer_reading.md): a
+# filled "哪个法院" blank then a later conclusion (no answer, people: the conclusion), "只有C是<the question's
+# opposite>" (C, as heldout's graders read s216), 【例题】 inside an analysis or over an abridged restatement.
+@pytest.mark.parametrize("output, options, question, expected", [
+    # tag: per-option analysis, last line (D, called 错误) ends '因此，正确答案为：', answer on next line read as D
+    ('A. 裁定再审：错误。\nB. 决定再审：正确。\nC. 裁定不予受理：错误。\nD. 裁定驳回申请：错误。因此，正确答案为：\n\nB. 决定再审',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', 'B'),
+    # tag: '综上，正确答案是：' at the end of D's line, 'B' alone next line
+    ('A. 裁定再审——错误，应当裁定再审需满足条件。\nB. 决定再审——正确。\nC. 裁定不予受理——错误。\nD. 裁定驳回申请——错误。综上，正确答案是：\nB',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', 'B'),
+    # tag: English 'the correct answer is:' ending D's line
+    ('A. 裁定再审: incorrect\nB. 决定再审: correct\nC. 裁定不予受理: incorrect\nD. 裁定驳回申请: incorrect. Therefore, the correct answer is:\nB',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', 'B'),
+    # tag: markdown answer on next line
+    ('D. 裁定驳回申请。综上所述，本题的正确答案为\n**B**',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', 'B'),
+    # tag: prompt copied, template tag appended to the last option line, answer B<eoa>
+    ('A.裁定再审\nB.决定再审\nC.裁定不予受理\nD.裁定驳回申请 [正确答案]\nB<eoa>',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', 'B'),
+    # tag: one-line option copy + template tag, answer next line
+    ('A:裁定再审;B:决定再审;C:裁定不予受理;D:裁定驳回申请 [正确答案]\nB<eoa>',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', 'B'),
+    # tag: '（不是正确答案）' negated tag credited to A (old read B, also wrong)
+    ('A. 裁定再审（不是正确答案）\nB. 决定再审\nC. 裁定不予受理\nD. 裁定驳回申请',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', None),
+    # tag: hedged '看起来像正确答案' + '我无法确定' credited to A
+    ('A. 裁定再审（这个选项看起来像正确答案）\nB. 决定再审\nC. 裁定不予受理\nD. 裁定驳回申请\n我无法确定。',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', None),
+    # tag: '正确答案：' ending A's analysis line, B on the next
+    ('解析：\nA. 裁定再审，正确答案：\nB. 决定再审。',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', 'B'),
+    # combination: 'C. A, B, D are wrong' skipped as rewritten options
+    ('The correct answer is C. A, B, D are wrong.',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', 'C'),
+    # combination: 'B. A, C, D are incorrect'
+    ('The answer is B. A, C, D are incorrect.',
+     RETRIAL, '当事人申请再审，符合条件的，人民法院应当如何处理?', 'B'),
+    # summary: 综上所述 names A's text only to call it wrong
+    ('甲在婚姻存续期间创作小说《明天》。因此,《明天》的稿费属于夫妻共同财产。\n乙在婚姻存续期间发表了小说《今天》。因此,《今天》的稿费属于夫妻共同财产。\n综上所述,《昨天》的稿费属于甲婚前个人财产的说法是错误的。',
+     ROYALTY, '下列哪一选项是正确的?', None),
+    # summary: '本题的关键在于判断…还是…'
+    ('甲在婚姻存续期间创作小说《明天》。因此,《明天》的稿费属于夫妻共同财产。\n乙在婚姻存续期间发表了小说《今天》。因此,《今天》的稿费属于夫妻共同财产。\n综上所述，本题的关键在于判断《昨天》的稿费属于甲婚前个人财产还是夫妻共同财产。',
+     ROYALTY, '下列哪一选项是正确的?', None),
+    # summary: '认为<A>是错误的'
+    ('因此,《明天》的稿费属于夫妻共同财产。因此,《今天》的稿费属于夫妻共同财产。综上所述,认为《昨天》的稿费属于甲婚前个人财产是错误的。',
+     ROYALTY, '下列哪一选项是正确的?', None),
+    # summary: '…这一说法不能成立'
+    ('因此,《明天》的稿费属于夫妻共同财产。因此,《今天》的稿费属于夫妻共同财产。综上所述,《昨天》的稿费属于甲婚前个人财产这一说法不能成立。',
+     ROYALTY, '下列哪一选项是正确的?', None),
+    # summary: someone's view rejected
+    ('甲在婚姻存续期间创作小说《明天》。因此,《明天》的稿费属于夫妻共同财产。\n乙在婚姻存续期间发表了小说《今天》。因此,《今天》的稿费属于夫妻共同财产。\n综上，有人认为《昨天》的稿费属于甲婚前个人财产，但这一观点不正确。',
+     ROYALTY, '下列哪一选项是正确的?', None),
+    # summary: supposition 如果<A>…
+    ('甲在婚姻存续期间创作小说《明天》。因此,《明天》的稿费属于夫妻共同财产。\n乙在婚姻存续期间发表了小说《今天》。因此,《今天》的稿费属于夫妻共同财产。\n综上所述，如果《昨天》的稿费属于甲婚前个人财产，则D错误。',
+     ROYALTY, '下列哪一选项是正确的?', None),
+    # summary: '本题考查的是…与否的问题'
+    ('甲在婚姻存续期间创作小说《明天》。因此,《明天》的稿费属于夫妻共同财产。\n乙在婚姻存续期间发表了小说《今天》。因此,《今天》的稿费属于夫妻共同财产。\n综上所述，本题考查的是《昨天》的稿费属于甲婚前个人财产与否的问题。',
+     ROYALTY, '下列哪一选项是正确的?', None),
+    # blank: filled with A, then corrected to D
+    ('重庆市渝北区人民政府设立红楼街道办事处，应当报重庆市人民政府批准。但是，根据《宪法》第一百零七条的规定，街道办事处的设立属于区人大常委会的职权，因此应当报重庆市渝北区人大常委会批准。',
+     DISTRICT, '重庆市渝北区人民政府设立红楼街道办事处，应当报哪个机关批准?', 'D'),
+    # blank: filled sentence labelled a common misconception
+    ('重庆市渝北区人民政府设立红楼街道办事处，应当报重庆市人民政府批准，这是很多考生的误解。正确做法是报重庆市渝北区人大常委会备案。',
+     DISTRICT, '重庆市渝北区人民政府设立红楼街道办事处，应当报哪个机关批准?', None),
+    # blank: the filled sentence is judged '不正确' after a heading
+    ('重庆市渝北区人民政府设立红楼街道办事处，应当报重庆市人民政府批准。\n\n【分析】这个说法不正确。',
+     DISTRICT, '重庆市渝北区人民政府设立红楼街道办事处，应当报哪个机关批准?', None),
+    # blank: '这种观点值得商榷'
+    ('重庆市渝北区人民政府设立红楼街道办事处，应当报重庆市人民政府批准，这种观点值得商榷。根据《地方组织法》第68条，应当报上一级人民政府批准。',
+     DISTRICT, '重庆市渝北区人民政府设立红楼街道办事处，应当报哪个机关批准?', None),
+    # blank: filled statement then asked '以上说法是否正确？'
+    ('重庆市渝北区人民政府设立红楼街道办事处，应当报重庆市人民政府批准。以上说法是否正确？',
+     DISTRICT, '重庆市渝北区人民政府设立红楼街道办事处，应当报哪个机关批准?', None),
+    # blank: the agent's view, not the model's
+    ('张某的代理人认为，张某应当向甲县人民法院提起诉讼，但对方认为应当向乙县人民法院起诉。',
+     B7_COURTS, '张某应当向哪个法院提起诉讼?', None),
+    # blank: '…还是…' undecided
+    ('张某应当向甲县人民法院提起诉讼还是乙县人民法院提起诉讼，取决于合同约定。',
+     B7_COURTS, '张某应当向哪个法院提起诉讼?', None),
+    # only-C: hedged 可能
+    ('可能只有C是符合条件的，需要进一步分析。',
+     B6_CRIMES, '甲的行为构成何罪?', None),
+    # only-C: 未必
+    ('未必只有C是符合条件的，还需要结合具体案情分析。',
+     B6_CRIMES, '甲的行为构成何罪?', None),
+    # only-C: someone else's view rejected
+    ('有同学认为只有C是使用了暴力的，但这种理解是片面的。',
+     B6_CRIMES, '甲的行为构成何罪?', None),
+    # only-C: first impression withdrawn
+    ('乍一看只有C是使用暴力取财，但仔细分析甲并未使用暴力。',
+     B6_CRIMES, '甲的行为构成何罪?', None),
+    # only-C: C singled out as the distractor
+    ('只有C是干扰项，A、B、D都符合题意。',
+     B6_CRIMES, '甲的行为构成何罪?', 'ABD'),
+    # moss loop: three copies, three different 解决方案
+    ('现在，解决这个问题：A:家罪;B:公罪;C:公室告;D:非公室告\n解决方案：公室告\n\n现在，解决这个问题：A:家罪;B:公罪;C:公室告;D:非公室告\n解决方案：家罪\n\n现在，解决这个问题：A:家罪;B:公罪;C:公室告;D:非公室告\n解决方案：公罪',
+     QIN, '秦朝把杀伤、盗窃等危害封建统治的犯罪称为', None),
+    # moss loop: two copies with different answers
+    ('现在，解决这个问题：A:家罪;B:公罪;C:公室告;D:非公室告\n解决方案：家罪\n\n现在，解决这个问题：A:家罪;B:公罪;C:公室告;D:非公室告\n解决方案：公罪',
+     QIN, '秦朝把杀伤、盗窃等危害封建统治的犯罪称为', None),
+    # 请问: the model's own sub-question inside its reasoning cuts the turn
+    ('根据题意，我们需要判断秦朝的罪名分类。\n请问：秦朝的“公室告”指的是什么？\n答：公室告是指控告他人杀伤、盗窃等行为。因此本题答案为C。',
+     QIN, '秦朝把杀伤、盗窃等危害封建统治的犯罪称为', 'C'),
+    # 请问: self-posed sub-question before the [正确答案]
+    ('我们来一步步分析。\n请问：什么是公室告？\n公室告是秦朝对危害封建统治犯罪的称谓。\n[正确答案]C<eoa>',
+     QIN, '秦朝把杀伤、盗窃等危害封建统治的犯罪称为', 'C'),
+    # 例题: this question restated with a '（单选题）' prefix is not recognised as a restatement
+    ('【例题】（单选题）秦朝把杀伤、盗窃等危害封建统治的犯罪称为（ ）。\nA.家罪 B.公罪 C.公室告 D.非公室告\n【答案】C\n【解析】秦朝把危害封建统治的犯罪称为公室告。',
+     QIN, '秦朝把杀伤、盗窃等危害封建统治的犯罪称为', 'C'),
+    # one-line list: answer B explained, then C discussed
+    ('正确答案：B：公罪。秦朝时，危害封建统治的杀伤、盗窃等犯罪被称为“公罪”。C：公室告是指控告他人杀伤、盗窃等行为的诉讼。',
+     QIN, '秦朝把杀伤、盗窃等危害封建统治的犯罪称为', 'B'),
+    # one-line list: answer B, other options explained
+    ('[正确答案]B:公罪。这是因为秦朝将危害国家的犯罪称为公罪。C:公室告则是诉讼类型。D:非公室告也是诉讼类型。<eoa>',
+     QIN, '秦朝把杀伤、盗窃等危害封建统治的犯罪称为', 'B'),
+])
+def test_breaker_findings_seventh_round(output, options, question, expected):
     assert letters(output, options, question) == expected
 
 
