@@ -72,7 +72,7 @@ class _Context:
 
     @functools.cached_property
     def listed(self) -> str:
-        """The options written out as a list is compared: each letter and its text in order
+        """The option list as a copy of it is compared: each letter followed by its text, in order
         (``A家罪B公罪C公室告D非公室告``), or ``""`` when an option's text is unknown."""
         if any(not self.targets.get(key) for key in self.valid):
             return ""

@@ -28,8 +28,9 @@ How an output is read (:func:`read_choices`):
    first line of the last turn replaces the answer when it declares another single letter, not
    supposed and not of the other polarity (``[正确答案]B<eoa>\n\n其中错误的是A。`` → A). Inside
    a turn, a new-question marker (``问题：``, ``题目：``, ``【例题】``) or a question posed with its own options
-   after an answer ends the turn, and so does this question re-posed (``请问：<the stem>``) after an
-   answer that was not to a question the model posed itself; a turn that starts with a colon (an end marker where a label
+   after an answer ends the turn, and so do this question re-posed or a ``请问：…`` after an answer
+   that was not to a question the model posed itself (a ``请问：`` before any answer ends nothing); a
+   turn that starts with a colon (an end marker where a label
    was) is part of a copied list.
 3. **Inside a turn**, the first rule that gives a letter wins:
 
@@ -202,9 +203,21 @@ _ONLY_SAID = re.compile(r"(?:选项|项)? ?(?P<said>[^\n。，,；;！!？?]{2,4
 _VERDICT_WORD = re.compile(r"^(?:不|非|没|未)|正确|错|对|有误|准确|成立|干扰")   # (a verdict, or the words negated)
 # Words before "只有C…" in its clause that make it a supposition, someone else's view or a first
 # impression, no choice; and a turn right after what it says ("…，但这种理解是片面的").
-_ONLY_HEDGE = re.compile(r"如果|假如|假设|若|并非|不是|可能|未必|也许|或许|认为|以为|乍一?看|看似|似乎|好像|表面上")
+_ONLY_HEDGE = re.compile(r"如果|假如|假设|若|并非|不是|可能|未必|也许|或许|认为|以为|乍一?看|看似|似乎|好像|表面上|不确定")
 _ONLY_WITHDRAWN = re.compile(r"[ \t]*[，,][ \t]*(?:但是?|然而|不过|可是)(?!前提|条件|需|须|应)")
 _CLAUSE_MARK = re.compile(r"[。，,；;！!？?\n]")
+
+
+# What "只有C…" may say of C that condemns it, unless in the question's own words: "只有C的做法违法",
+# "只有C需要排除", "只有C选项的表述存在问题" single C out as the one not chosen.
+_CONDEMNED = re.compile(r"违法|违反|问题|排除|瑕疵|无效|不当|不合|错|误")
+
+
+def _shares_words(said: str, stem: str, size: int = 4) -> bool:
+    """Whether what "只有C…" says restates the question's own words (four characters in a row in both:
+    "只有B选项违反了上诉不加刑原则" for "下列哪一选项违反上诉不加刑原则?"), so that even a condemning word
+    in it answers the question as asked. ``said`` is short (≤ 40 characters): linear in the stem."""
+    return any(said[i:i + size] in stem for i in range(len(said) - size + 1))
 
 
 def _only_hedged(text: str, only_at: int) -> bool:
@@ -484,7 +497,7 @@ def _tags_its_line(text: str, label_end: int, start: int, letter_at: int) -> boo
 
 _SENTENCE_STOP = re.compile(r"[。!！?？]|\. ")
 _CONCLUDING = re.compile(r"因此|所以|综上|故|(?i:therefore|thus|so)\b")
-_OPEN_BRACKET = re.compile(r"[(（\[【][^)）\]】]*$")
+_OPEN_BRACKET = re.compile(r"[(（\[【][^(（\[【)）\]】]*$")
 _TAGS_BEFORE = re.compile(r"(?:[ \t(（\[【]*(?:正确答案|错误答案)[:：]?)*[ \t(（\[【]*$")
 _BARE_TAG = re.compile(r"(?:正确答案|答案)[:：][ \t]*\n\s*")    # a bracketed tag, as canonical_declarations left it
 _LOOP_LETTER = re.compile(r"[A-Z]")
@@ -612,14 +625,18 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     """A declaration followed by an option's own text ("[正确答案]中国法"), or by the last clause that
     is this option's alone ("正确答案: 丁构成抢劫罪而不构成抢夺罪。" for "丁骑摩托车…丁构成抢劫罪而不构成
     抢夺罪"): that option."""
-    matches = [match for match in _DECLARED_TEXT.finditer(text)
-               if not _WRONG_LIST.search(text, max(0, match.start() - 4), match.start())]
-    if len({_compared(match.group("content")) for match in matches} & set(ctx.keys_by_target)) >= 2:
-        return None                          # "解决方案：公室告 … 解决方案：家罪 …": an answer per copy, no answer
-    for match in reversed(matches):        # (not "错误答案：<text>": the wrong one named)
+    matches = []
+    for match in _DECLARED_TEXT.finditer(text):
+        if _WRONG_LIST.search(text, max(0, match.start() - 4), match.start()):
+            continue                         # "错误答案：<text>": the wrong one named
         line_start = text.rfind("\n", 0, match.start()) + 1
         if (label := _LINE_LABEL.match(text, line_start)) and label.end() <= match.start():
             continue                         # "A. <text>; 正确答案 <text>": a mark on an option's line (a verdict)
+        matches.append(match)
+    if (len({_compared(match.group("content")) for match in matches} & set(ctx.keys_by_target)) >= 2
+            and len(QUESTION_MARKER.findall(text)) >= 2):
+        return None                          # "解决这个问题：… 解决方案：公室告 … 解决这个问题：… 解决方案：家罪": an answer per copy
+    for match in reversed(matches):          # (the last one: a self-correction wins)
         content = _compared(match.group("content"))
         named = {key for key, target in ctx.targets.items() if content == target}
         if len(named) == 1:
@@ -684,7 +701,7 @@ _DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于
 _ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,16})$")
 # … or before 的是/的有 closing the stem ("下列证据中属于直接证据的是" → "属于直接证据").
 # An interrogative standing where the answer goes ("…应当报哪个机关批准?"): a blank, when no "（ ）" is.
-_ASKED_BLANK = re.compile(r"(?:哪一?个|哪一|哪种|何种)(?:机关|部门|法院|机构|单位|主体)?(?=[\u3400-\u9fff]{2,24}[?？]?[ \t]*$)")
+_ASKED_BLANK = re.compile(r"(?<!下列)(?<!以下)(?:哪一?个|哪一|哪种|何种)(?:机关|部门|法院|机构|单位|主体)?(?=[\u3400-\u9fff]{2,24}[?？]?[ \t]*$)")
 _ASKED_LAST = re.compile(r"(?:下列|以下)(?:[\u3400-\u9fff]{0,8}?中)?(?P<asked>[\u3400-\u9fff]{2,16}?)的(?:是|有)$")
 # "A选项：<text>，符合题意。": a letter and 选项 as an option's label at a line start.
 _WORD_LABEL = re.compile(r"(?m)^[ \t]*(?:(?P<letter>[A-Z]) ?选项|选项 ?(?P<after>[A-Z])) ?[:：]")   # ("选项A：…" too)
@@ -843,6 +860,7 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
                   and _letters(listed.group(0), ctx.valid) != ctx.valid       # (not "只有A、B、C、D中的一个…")
                   and (said := _SAID.match(text, listed.end()) or _ONLY_SAID.match(text, listed.end()))
                   and not _VERDICT_WORD.search(said.group("said"))
+                  and (_shares_words(_plain(said.group("said")), ctx.stem) or not _CONDEMNED.search(said.group("said")))
                   and not _only_hedged(text, listed.start() - 2)
                   and not _ONLY_WITHDRAWN.match(text, said.end())):
                 for letter in _letters(listed.group(0), ctx.valid):     # "只有C是符合…承保条件" (…不属于…的是):
@@ -1068,12 +1086,17 @@ def _redeclared(turn: str, ctx: _Context) -> Optional[frozenset[str]]:
     else ``None``: the answer stated last (rule a: the last declaration wins; :func:`read_choices` takes one
     letter so, and only from the last turn: a slot in every turn is a template, :func:`_combine`)."""
     part = next((line for line in turn.splitlines() if line.strip()), "")
-    if not part or QUESTION_MARKER.search(part) or len(_labels(part)) >= 2 or _NOT_RESTATED.search(part):
-        return None                          # (one label: the letter declared with its text, "正确答案是：C:<text>")
+    labels = _labels(part)
+    if not part or QUESTION_MARKER.search(part) or len(labels) >= 2 or _NOT_RESTATED.search(part):
+        return None
     said = _DECLARED_POLARITY_IN.search(part)
     if said and (said.group("neg") is not None) != ctx.negated_ask:
         return None                          # "其中错误的是A" after the answer to a "which is right" question
-    return _declared(part, ctx, False) or None
+    declared = _declared(part, ctx, False) or None
+    if labels and declared != frozenset(labels):
+        return None                          # (one label only as the letter declared with its text, "正确答案是：C:<text>";
+        # not "A. 正确答案：B", a mapping)
+    return declared
 
 
 def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
@@ -1266,11 +1289,11 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     folded = fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))
     blank = _BLANK.search(folded)
     asked_blank = None if blank else _ASKED_BLANK.search(folded)
+    gap = blank or asked_blank
     ctx = _Context(valid=valid, texts=texts, negative_question=negative,
                    targets={key: value for key, value in targets.items() if value},
                    stem=_plain(folded),
-                   blank=(_plain(folded[:(blank or asked_blank).start()])[-6:], _plain(folded[(blank or asked_blank).end():])[:6])
-                   if blank or asked_blank else ("", ""),
+                   blank=(_plain(folded[:gap.start()])[-6:], _plain(folded[gap.end():])[:6]) if gap else ("", ""),
                    blank_alone=asked_blank is not None,
                    negated_ask=_negated_ask(folded))
     text = prepare(output)
@@ -1317,7 +1340,7 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
                     break
             # (once this question was restated before any answer, an answer follows each copy: rule a's
             # "another answer on each copy" reads them all)
-            copied = copied or "请问" not in marker.group(0)
+            copied = copied or (not first and "请问" not in marker.group(0))
             position = marker.end()
             marker = QUESTION_MARKER.search(turn, marker.end())
         posed = None if copied else _posed_question(turn, ctx)

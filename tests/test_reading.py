@@ -1071,6 +1071,7 @@ def test_breaker_findings_sixth_round(output, options, question, expected):
 
 
 B7_COURTS = {"A": "甲县人民法院", "B": "乙县人民法院", "C": "丙市中级人民法院", "D": "丁市中级人民法院"}
+B7_DEEDS = {"A": "甲的做法", "B": "乙的做法", "C": "丙的做法", "D": "丁的做法"}
 
 
 # Seventh breaker round: a helper attacked the heldout19 rules (44 findings, 0 crashes in about 1.5 million
@@ -1189,6 +1190,20 @@ B7_COURTS = {"A": "甲县人民法院", "B": "乙县人民法院", "C": "丙市�
     # one-line list: answer B, other options explained
     ('[正确答案]B:公罪。这是因为秦朝将危害国家的犯罪称为公罪。C:公室告则是诉讼类型。D:非公室告也是诉讼类型。<eoa>',
      QIN, '秦朝把杀伤、盗窃等危害封建统治的犯罪称为', 'B'),
+    # the review of the round: an answer given, then a question the model poses itself, after the prompt's echo
+    ("〖指令〗请回答\n答案：C\n\n下列关于秦朝法律的说法正确的是？\nA. 秦律严苛\nB. 秦律宽松\n答案：B", QIN, "秦朝把案件分为哪两类?", "C"),
+    ("题目：秦朝把案件分为哪两类?\n答案：C\n\n下列关于秦朝法律的说法正确的是？\nA. 秦律严苛\nB. 秦律宽松\n答案：B", QIN,
+     "秦朝把案件分为哪两类?", "C"),
+    # a self-correction by the options' texts (no copies of the question: the last one wins)
+    ("答案：公罪。\n不对。答案：家罪。", QIN, "秦朝把案件分为哪两类?", "A"),
+    # "只有C…" condemning C in words of its own, or doubted
+    ("只有C的做法违法。", B7_DEEDS, "下列做法合法的是：", None),
+    ("只有C需要排除，其余三项均可选。", B7_DEEDS, "下列说法正确的是：", None),
+    ("只有C选项的表述存在问题。", B7_DEEDS, "下列说法正确的是：", None),
+    ("我不确定只有C是符合的", B7_DEEDS, "下列做法符合规定的是：", None),
+    ("因此，只有B选项违反了上诉不加刑原则。", B7_DEEDS, "下列哪一选项违反上诉不加刑原则?", "B"),   # (the question's words)
+    # a mapping line after the last end marker does not replace the answer
+    ("[正确答案]C<eoa>\n\nA. 正确答案：B", QIN, "秦朝把案件分为哪两类?", "C"),
 ])
 def test_breaker_findings_seventh_round(output, options, question, expected):
     assert letters(output, options, question) == expected
