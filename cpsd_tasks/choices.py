@@ -197,7 +197,6 @@ _VERDICT_END = r"(?=$|[^\u3400-\u9fff\ufffd]|[，。；！？、])"
 # "B是违法的": a letter and the question's predicate (:func:`_verdicts`).
 _SAID = re.compile(r"(?:选项|项)? ?是(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")
 _SAID_BARE = re.compile(r"(?:选项|项)? ?(?P<said>[\u3400-\u9fff]{2,16}?)的?(?=[。，,；;！!\n]|$)")    # "只有D不属于行政许可"
-# A noun that opens a predicate ("行为不属于行政许可" asked by "下列哪些行为不属于行政许可?").
 # What "只有D…" says of D, up to the clause's end ("只有D中乙向甲作出的抵销通知能够产生抵销效果，…").
 _ONLY_SAID = re.compile(r"(?:选项|项)? ?(?P<said>[^\n。，,；;！!？?]{2,40}?)的?(?=[。，,；;！!\n]|$)")
 _VERDICT_WORD = re.compile(r"^(?:不|非|没|未)|正确|错|对|有误|准确|成立|干扰")   # (a verdict, or the words negated)
@@ -206,8 +205,6 @@ _VERDICT_WORD = re.compile(r"^(?:不|非|没|未)|正确|错|对|有误|准确|�
 _ONLY_HEDGE = re.compile(r"如果|假如|假设|若|并非|不是|可能|未必|也许|或许|认为|以为|乍一?看|看似|似乎|好像|表面上|不确定")
 _ONLY_WITHDRAWN = re.compile(r"[ \t]*[，,][ \t]*(?:但是?|然而|不过|可是)(?!前提|条件|需|须|应)")
 _CLAUSE_MARK = re.compile(r"[。，,；;！!？?\n]")
-
-
 # What "只有C…" may say of C that condemns it, unless in the question's own words: "只有C的做法违法",
 # "只有C需要排除", "只有C选项的表述存在问题" single C out as the one not chosen.
 _CONDEMNED = re.compile(r"违法|违反|问题|排除|瑕疵|无效|不当|不合|错|误")
@@ -226,6 +223,9 @@ def _only_hedged(text: str, only_at: int) -> bool:
     window = text[max(0, only_at - 12):only_at]
     clause = _CLAUSE_MARK.split(window)[-1]
     return bool(_ONLY_HEDGE.search(clause)) or window.endswith(("不", "非"))
+
+
+# A noun that opens a predicate ("行为不属于行政许可" asked by "下列哪些行为不属于行政许可?").
 _ASKED_NOUN = re.compile(r"^(?:表述|说法|选项|行为|情形|做法|观点)")
 _VERDICT_TAIL = re.compile(
     r"(?:的说法|说法|的表述|表述|的观点|所述|[两三四]项|[两三四]个选项)?"
@@ -238,6 +238,7 @@ _LINE_VERDICT = re.compile(
     r"(?:(?P<pos>正确答案|正确|对)|(?P<neg>错误答案|错误|错|不正确))[。.]?[ \t]*$",
     re.MULTILINE,
 )
+# A mark inside such a line's text: marks looping ("正确答案 1. 正确答案 2. 错误答案 …").
 _ANSWER_MARK = re.compile(r"正确答案|错误答案")
 # Option lines that map an option to a letter ("A. 正确答案：B"): a mapping, where 正确答案 marks nothing.
 _MAPPED = re.compile(r"(?m)^[ \t]*[A-Z][ \t]*[.．:：、][ \t]*正确答案[ \t]*[:：][ \t]*[A-Z]")
@@ -403,8 +404,8 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
                 and _plain(text[max(0, start - 24):end - 1]).endswith(ctx.stem_tail)):
             continue                         # "…哪些事项应予继承，说法正确的有A:…": the question restated, its options copied
         line_start = newlines[bisect.bisect_left(newlines, start) - 1] + 1 if newlines and newlines[0] < start else 0
-        label = _LINE_LABEL.match(text, line_start)
-        if label and label.end() <= start:
+        label = _line_label_before(text, line_start, start)
+        if label:
             own_letter = re.search(r"[A-Z]", text[line_start:label.end()])
             tag_end = text.find("\n", start, head_end)
             if (strong and own_letter and own_letter.group(0) in ctx.valid and tag_end >= 0
@@ -475,6 +476,13 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             and not final):
         return _NO_ANSWER                    # "The correct answer is B. … is B. … is D. … is B. … is D": a loop
     return _combine(found, declared=True)    # a template filled for every option, or the last one
+
+
+def _line_label_before(text: str, line_start: int, position: int) -> Optional[re.Match]:
+    """The option label opening the line that starts at ``line_start`` ("A. ", "1. B:"), when ``position``
+    lies after it on that line (a declaration or mark inside an option's line), else ``None``."""
+    label = _LINE_LABEL.match(text, line_start)
+    return label if label and label.end() <= position else None
 
 
 def _tags_its_line(text: str, label_end: int, start: int, letter_at: int) -> bool:
@@ -630,7 +638,7 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         if _WRONG_LIST.search(text, max(0, match.start() - 4), match.start()):
             continue                         # "错误答案：<text>": the wrong one named
         line_start = text.rfind("\n", 0, match.start()) + 1
-        if (label := _LINE_LABEL.match(text, line_start)) and label.end() <= match.start():
+        if _line_label_before(text, line_start, match.start()):
             continue                         # "A. <text>; 正确答案 <text>": a mark on an option's line (a verdict)
         matches.append(match)
     if (len({_compared(match.group("content")) for match in matches} & set(ctx.keys_by_target)) >= 2
@@ -699,9 +707,9 @@ _DENIAL = re.compile(r"错误|不正确|不符合|不对|不是|不能|不属于
 
 # What a stem asks about, after its question word ("下列哪种情形属于教唆犯?" → "属于教唆犯").
 _ASKED = re.compile(r"(?:哪一项|哪一选项|哪些选项|哪种情形|哪些情形|哪一条|哪些|哪项|哪种|哪个|哪一个)(?P<asked>[\u3400-\u9fff]{2,16})$")
-# … or before 的是/的有 closing the stem ("下列证据中属于直接证据的是" → "属于直接证据").
 # An interrogative standing where the answer goes ("…应当报哪个机关批准?"): a blank, when no "（ ）" is.
 _ASKED_BLANK = re.compile(r"(?<!下列)(?<!以下)(?:哪一?个|哪一|哪种|何种)(?:机关|部门|法院|机构|单位|主体)?(?=[\u3400-\u9fff]{2,24}[?？]?[ \t]*$)")
+# … or before 的是/的有 closing the stem ("下列证据中属于直接证据的是" → "属于直接证据").
 _ASKED_LAST = re.compile(r"(?:下列|以下)(?:[\u3400-\u9fff]{0,8}?中)?(?P<asked>[\u3400-\u9fff]{2,16}?)的(?:是|有)$")
 # "A选项：<text>，符合题意。": a letter and 选项 as an option's label at a line start.
 _WORD_LABEL = re.compile(r"(?m)^[ \t]*(?:(?P<letter>[A-Z]) ?选项|选项 ?(?P<after>[A-Z])) ?[:：]")   # ("选项A：…" too)
@@ -1016,11 +1024,12 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             before = text[label.start() - 1:label.start()] if label.start() else "\n"
             prose = bool(re.match(r"[A-Za-z0-9,\s]", before.replace("\n", ""))) and text[label.start()] not in "[(（【"
             negated = bool(_NEGATED_CONTENT.search(_plain(text[max(0, label.start() - 6):label.start()])))
-            if (letter == min(ctx.valid) and ctx.stem_tail and _plain(text[:label.start()]).endswith(ctx.stem_tail)
-                    and len(text) - label.end() <= len(ctx.texts.get(letter, "")) + 4
-                    and not text.rstrip().endswith(_SENTENCE_ENDS) and "〖" in text):
-                negated = True               # "〖指令〗…下列说法正确的是:A:<A's text>" and no more: the prompt's copy, cut off
-            if (not target or stated.startswith(target[:8])) and not prose and not negated \
+            # "〖指令〗…下列说法正确的是:A:<A's text>" and no more: the prompt's copy, cut off
+            cut_copy = (letter == min(ctx.valid) and ctx.stem_tail
+                        and _plain(text[:label.start()]).endswith(ctx.stem_tail)
+                        and len(text) - label.end() <= len(ctx.texts.get(letter, "")) + 4
+                        and not text.rstrip().endswith(_SENTENCE_ENDS) and "〖" in text)
+            if (not target or stated.startswith(target[:8])) and not prose and not negated and not cut_copy \
                     and letter not in judged and not _asked_about(text, label.end(), ctx.texts.get(letter, "")):
                 return frozenset({letter})     # "…情形的?D:案件事实基本查清…": a label with its option text
     lines = text.splitlines()
@@ -1187,17 +1196,18 @@ def _next_label(lines: list[str], valid: Iterable[str] = "ABCD") -> Optional[str
     for line in reversed(lines):
         if line.strip():
             label = _LABEL.match(line)
-            if not label and len(line.strip()) == 1 and line.strip() in valid:
-                following = chr(ord(line.strip()) + 1)    # ("A \nB \nC \nD \nA": letters alone, in turn)
-                return following if following <= max(valid) else min(valid)
-            if not label:
+            if label:
+                inline = [m.group("letter") for m in _INLINE_LABEL.finditer(line)]
+                if len(set(inline)) < 2:     # ("A. <text>;B. <text>;…;D. <text>": labelled with dots)
+                    inline = [_label_letter(m) for m in _LABEL.finditer(line)]
+                if len(set(inline)) >= 2 and inline[-1] == max(valid):
+                    return min(valid)
+                letter = _label_letter(label)
+            elif len(line.strip()) == 1 and line.strip() in valid:
+                letter = line.strip()        # ("A \nB \nC \nD \nA": letters alone, in turn)
+            else:
                 return None
-            inline = [m.group("letter") for m in _INLINE_LABEL.finditer(line)]
-            if len(set(inline)) < 2:         # ("A. <text>;B. <text>;…;D. <text>": labelled with dots)
-                inline = [_label_letter(m) for m in _LABEL.finditer(line)]
-            if len(set(inline)) >= 2 and inline[-1] == max(valid):
-                return min(valid)
-            following = chr(ord(_label_letter(label)) + 1)
+            following = chr(ord(letter) + 1)
             return following if following <= max(valid) else min(valid)    # ("…\nD. …\nA": a copy again)
     return None
 
