@@ -16,10 +16,19 @@ traceback, before any task is built):
 * when every requested task is ours, lm_eval's ~15k built-in tasks are not indexed
   (:mod:`cpsd_tasks.run`); a run that names a built-in task indexes them as ``lm_eval`` does.
   One line says which of the two happens;
-* API backends are checked first (:mod:`cpsd_tasks.preflight`): the endpoint accepts a TCP
-  connection and, for the OpenAI backends, ``$OPENAI_API_KEY`` is set. ``--no_preflight`` skips it;
-* bad data (:class:`cpsd_tasks.data.DataError`) and an endpoint that stops answering mid-run end
-  the run with the problem and no traceback.
+* every requested task's data and the run options are checked first, every problem of every task
+  at once (:func:`cpsd_tasks.check.problems_before_run`);
+* API backends are checked next (:mod:`cpsd_tasks.preflight`): ``base_url``'s path is the
+  backend's and exists on the server, the endpoint accepts a TCP connection and, for the OpenAI
+  backends, ``$OPENAI_API_KEY`` is set. ``--no_preflight`` skips it;
+* the harness's own API backends (``openai-chat-completions``, ``local-chat-completions``,
+  ``local-completions``) run as the guarded cpsd ones, same arguments
+  (:data:`cpsd_tasks.backends.GUARDED_HARNESS_BACKENDS`; one line says so);
+* bad data (:class:`cpsd_tasks.data.DataError`) and an endpoint that fails mid-run
+  (:func:`endpoint_failure`: HTTP error after the retries, timeout, not JSON, lost connection) end
+  the run with the problem in one line and no traceback (exit 2 / 1);
+* ``ls`` and ``validate`` are ours (:mod:`cpsd_tasks.check`): cpsd names only, no harness import;
+  ``validate`` takes ``run``'s ``--tasks`` and ``--metadata``.
 
 ``cpsd-eval``'s own options, removed before the harness parses the rest: ``--no_preflight``,
 ``--index_builtins`` (index the built-in tasks anyway: the harness's own ``run`` code path).
@@ -43,7 +52,8 @@ from cpsd_tasks import YAML_DIR
 PROG = "cpsd-eval"
 
 USAGE = f"""usage: {PROG} --tasks TASKS --model BACKEND --model_args KEY=VALUE,... [lm_eval run options]
-       {PROG} ls tasks | validate --tasks TASKS | run -h   (every lm_eval option)
+       {PROG} ls [tasks|groups|subtasks|tags] | validate --tasks TASKS [--metadata data_dir=DIR]
+       {PROG} run -h   (every lm_eval option)
 
 CPSDBench for lm-evaluation-harness: lm_eval's command line with the cpsd tasks added.
 
