@@ -65,10 +65,10 @@ def test_good_options_are_resolved_into_the_signature():
     assert slot["tau_qa"] == 0.8 and "alpha" not in slot
     harness_dataset(task_id="drug_re", alpha=0.25, tau="0.9", tau_qa=0.3, cpsd_signature=slot)
     assert (slot["alpha"], slot["tau"], slot["task"]) == (0.25, 0.9, "drug_re") and "tau_qa" not in slot
-    harness_dataset(task_id="case_summary", bertscore_model="/models/my-bert", bertscore_num_layers="6",
+    harness_dataset(task_id="case_summary", bertscore_model="hfl/chinese-roberta-wwm-ext", bertscore_num_layers="6",
                     cpsd_signature=slot)
     assert (slot["bertscore_model"], slot["bertscore_num_layers"], slot["bertscore_rescale"]) == \
-        ("/models/my-bert", 6, False)
+        ("hfl/chinese-roberta-wwm-ext", 6, False)  # a hub name is not looked up
 
 
 # --------------------------------------------------------------------------- case 8: signature
