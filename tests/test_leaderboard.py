@@ -1065,3 +1065,31 @@ def test_a_missing_bertscore_is_explained_once_not_in_every_cell():
     assert md.count("| not tested | BERTScore unavailable (see below) |") == 3
     assert f"case_summary, case_report, legal_analysis: {full}" in md
     assert stats.why_not_recomputed(None, ValueError("bad")) == ("ValueError: bad", "ValueError: bad")
+
+
+def test_compare_with_an_unloadable_bertscore_model_says_why_once(tmp_path, caplog):
+    """Two hand-made runs of two generation tasks whose BERTScore model folder is gone: each row
+    gets the short note, the reason comes once, and the scorer's per-task ERROR (meant for runs)
+    is not repeated by the report."""
+    from cpsd_tasks.generation import reset_bertscore_state
+
+    reset_bertscore_state()
+    loaded = []
+    for name in ("a", "b"):
+        samples = {f"cpsd_{t}": [{"doc_id": i, "doc": {"id": f"{t}{i}", "task": t, "input": "案情", "reference": "张某。"},
+                                  "filter": "none", "filtered_resps": ["张某。"],
+                                  "bertscore_f1": ["张某。", "张某。", t]} for i in range(2)]
+                   for t in ("case_summary", "case_report")}
+        folder = write_results(tmp_path / name, {t: {"bertscore_f1,none": float("nan")} for t in samples},
+                               {"model": name}, samples=samples, metadata={"bertscore_model": str(tmp_path / "gone")})
+        loaded += runs.load_runs([folder])
+    row_a, row_b = tables.build_rows(loaded)
+    caplog.set_level(logging.WARNING)
+    results = stats.compare_rows(row_a, row_b, "bertscore_f1", n_boot=10)
+    assert [(r.task, r.better, r.note) for r in results] == [
+        ("case_summary", "not tested", "BERTScore unavailable (see below)"),
+        ("case_report", "not tested", "BERTScore unavailable (see below)")]
+    assert results[0].detail == results[1].detail and f"{tmp_path / 'gone'}" in results[0].detail
+    assert not [r for r in caplog.records if r.name == "cpsd_tasks.generation"]
+    md = render.compare_markdown(row_a, row_b, results, 10, 0)
+    assert md.count(results[0].detail) == 1

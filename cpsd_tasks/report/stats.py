@@ -114,7 +114,13 @@ def per_sample_scores(tr: TaskRun, metric: str, items: Sequence[Any],
         from cpsd_tasks.options import set_task_options
 
         set_task_options(tr.task, dict(tr.config.get("metadata") or {}))
-        return np.asarray(generation.bertscore_f1s(items), dtype=float)
+        scorer_log = logging.getLogger("cpsd_tasks.generation")
+        level = scorer_log.level
+        scorer_log.setLevel(logging.CRITICAL)  # its per-task ERROR is for runs; the report says it once
+        try:
+            return np.asarray(generation.bertscore_f1s(items), dtype=float)
+        finally:
+            scorer_log.setLevel(level)
     return None
 
 
@@ -196,7 +202,7 @@ def cell_ci(tr: TaskRun, metric: str, n_boot: int = DEFAULT_BOOTSTRAP,
         result = bootstrap_ci(items, fn, n_boot, seed, per_sample)
     except Exception as err:  # noqa: BLE001 - a metric that cannot be recomputed gets no CI, not a crash
         short, full = why_not_recomputed(tr, err)
-        say_once(f"no CI for {full}" if short != full else f"{tr.harness_name} {metric}: no CI ({full})")
+        say_once(f"{full}; those cells get no CI" if short != full else f"{tr.harness_name} {metric}: no CI ({full})")
         return None
     return None if result is None else (result[1], result[2])
 
