@@ -322,3 +322,21 @@ def test_run_reports_every_data_problem_of_every_task_before_any_request(tmp_pat
                          f"<data_dir>/fraud_ner/test.jsonl (SPEC §3)"]
     assert srv.payloads == []
     assert str(DEMO_DIR) not in proc.stderr
+
+
+@pytest.mark.parametrize("action, start", [
+    ("badjson", "cpsd-eval: the endpoint answered with something that is not JSON (JSONDecodeError: Unterminated string"),
+    ("timeout", "cpsd-eval: the endpoint did not answer within the timeout (timeout= in --model_args, seconds)"),
+    ("reset", "cpsd-eval: the endpoint did not answer (ConnectionResetError: [Errno 104] Connection reset by peer)"),
+    ("429", 'cpsd-eval: the endpoint answered HTTP 429 Too Many Requests: {"error": {"message": "Rate limit reached'),
+])
+def test_each_endpoint_failure_mid_run_is_one_line_and_exit_1(tmp_path, hf_home, action, start):
+    from fault_server import FaultServer, ordinal_plan
+
+    with FaultServer(plan=ordinal_plan({0: action}, period=1, failing_attempts=99), hang=4) as srv:
+        proc = cpsd_eval(["--model", "local-chat-completions", "--model_args",
+                          f"model=m,base_url={srv.url},max_retries=1,timeout=2,num_concurrent=2",
+                          "--apply_chat_template", "--tasks", "cpsd_rumor", "--limit", "2"], tmp_path, hf_home)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    (line,) = [x for x in ours(proc) if "the endpoint" in x]
+    assert line.startswith(start) and line.endswith("answers already received are kept)")
