@@ -218,7 +218,7 @@ def unknown_message(spec: str, index: Index) -> str:
     hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
     tops = ", ".join([*index.groups, *index.tags])
     return (f"unknown {what} {spec!r}{' (matches no cpsd task)' if is_wildcard(spec) else ''}; {hint}"
-            f"cpsd groups: {tops}; tasks: README 'Tasks'")
+            f"cpsd groups: {tops}; every name: cpsd-eval ls")
 
 
 def resolve(specs: Sequence[str], index: Index) -> Selection:
