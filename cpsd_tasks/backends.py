@@ -9,7 +9,14 @@ from Python, ``import cpsd_tasks.backends`` before ``lm_eval.simple_evaluate``):
 * ``cpsd-openai-chat`` — the OpenAI chat-completions API (``max_completion_tokens``,
   ``$OPENAI_API_KEY`` required), any provider or gateway via ``base_url``;
 * ``cpsd-local-chat`` — any OpenAI-compatible server (vLLM, SGLang, llama.cpp, the rule
-  baseline; ``max_tokens``, key optional).
+  baseline; ``max_tokens``, key optional);
+* ``cpsd-local-completions`` — a completions endpoint (``prompt`` instead of ``messages``), the
+  fixes below that apply to it.
+
+``cpsd-eval`` runs the harness's own names with these classes (:data:`GUARDED_HARNESS_BACKENDS`:
+``openai-chat-completions`` → ``cpsd-openai-chat``, ``local-chat-completions`` →
+``cpsd-local-chat``, ``local-completions`` → ``cpsd-local-completions``; same arguments), so the
+command a user types is guarded too; ``config.cpsd_backend.requested_as`` keeps the name typed.
 
 What they fix in lm-eval 0.4.13's ``openai-chat-completions`` / ``local-chat-completions``:
 
@@ -54,7 +61,7 @@ from typing import Any, Optional
 
 from lm_eval.api.registry import register_model
 from lm_eval.models.api_models import LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER, JsonChatStr
-from lm_eval.models.openai_completions import LocalChatCompletion, OpenAIChatCompletion
+from lm_eval.models.openai_completions import LocalChatCompletion, LocalCompletionsAPI, OpenAIChatCompletion
 from lm_eval.models.utils import handle_stop_sequences, postprocess_generated_text
 
 from cpsd_tasks import truncation
@@ -174,10 +181,15 @@ class _CpsdChatMixin:
 
     # ------------------------------------------------------------------ payload
 
-    def _create_payload(self, messages: Any, generate: bool = False, gen_kwargs: Optional[dict] = None,
-                        seed: int = 1234, eos: Optional[str] = None, **kwargs: Any) -> dict:
+    def _prompt_field(self, messages: Any) -> dict[str, Any]:
+        """The prompt part of the request body: ``{"messages": …}`` (chat)."""
         assert isinstance(messages, list) and all(isinstance(m, dict) for m in messages), (
             f"{self.backend_name} expects chat messages: pass --apply_chat_template")
+        return {"messages": messages}
+
+    def _create_payload(self, messages: Any, generate: bool = False, gen_kwargs: Optional[dict] = None,
+                        seed: int = 1234, eos: Optional[str] = None, **kwargs: Any) -> dict:
+        prompt = self._prompt_field(messages)
         task_kwargs = copy.deepcopy(gen_kwargs or {})
         gk = dict(gen_kwargs or {})
         gk.pop("do_sample", None)
@@ -190,8 +202,8 @@ class _CpsdChatMixin:
         until = gk.pop("until", None)
         stop = handle_stop_sequences(list(until) if isinstance(until, (list, tuple)) else until,
                                      self._eos_string)
-        payload: dict[str, Any] = {"messages": messages, "model": self.model,
-                                   self.max_tokens_field: max_tokens, "seed": seed}
+        payload: dict[str, Any] = {**prompt, "model": self.model, self.max_tokens_field: max_tokens,
+                                   "seed": seed}
         if not self.reasoning:
             payload["temperature"] = temperature
             if self.send_stop and stop:
@@ -211,7 +223,7 @@ class _CpsdChatMixin:
                 "stop": list(stop),
                 "max_tokens": payload[self.max_tokens_field],
             }
-            sent_view = {k: v for k, v in payload.items() if k not in ("messages", "model")}
+            sent_view = {k: v for k, v in payload.items() if k not in ("messages", "prompt", "model")}
             differences = []
             if "temperature" not in payload:
                 differences.append(f"temperature: task {task_view['temperature']}, sent none (API default, "
@@ -327,6 +339,7 @@ class _CpsdChatMixin:
                 sent.append({"tasks": sorted(self._tasks_by_kwargs.get(key, ())), **entry})
             info = {
                 "backend": self.backend_name,
+                "requested_as": REQUESTED_AS.get(self.backend_name, self.backend_name),
                 "model": self.model,
                 "reasoning_model": self.reasoning,
                 "reasoning_decided_by": self.reasoning_source,
@@ -375,6 +388,107 @@ class CpsdOpenAIChat(_CpsdChatMixin, OpenAIChatCompletion):
         # LocalChatCompletion's __init__, not OpenAIChatCompletion's: that one only warns about "o1".
         LocalChatCompletion.__init__(self, base_url=base_url, **kwargs)
         self._cpsd_setup(reasoning, send_stop, max_stop)
+
+
+@register_model("cpsd-local-completions")
+class CpsdLocalCompletions(_CpsdChatMixin, LocalCompletionsAPI):
+    """``local-completions`` with the cpsd fixes that apply to a completions endpoint (module
+    docstring): answers without ``choices`` or ``text`` are filtered answers, lone surrogates are
+    repaired, ``finish_reason: "length"`` is counted, the stop strings and the decoding sent are
+    recorded. Log-likelihood requests (``cpsd_ll``) are the harness's own. Extra model args as
+    :class:`CpsdLocalChat`."""
+
+    max_tokens_field = "max_tokens"
+    backend_name = "cpsd-local-completions"
+
+    def __init__(self, base_url: Optional[str] = None, reasoning: Any = "auto", send_stop: Any = True,
+                 max_stop: Any = DEFAULT_MAX_STOP, **kwargs: Any) -> None:
+        super().__init__(base_url=base_url, **kwargs)
+        self._cpsd_setup(reasoning, send_stop, max_stop)
+
+    def _prompt_field(self, messages: Any) -> dict[str, Any]:
+        """The prompt part of the request body: ``{"prompt": …}`` (text, texts or token ids)."""
+        return {"prompt": messages}
+
+    def _create_payload(self, messages: Any, generate: bool = False, gen_kwargs: Optional[dict] = None,
+                        seed: int = 1234, eos: Optional[str] = None, **kwargs: Any) -> dict:
+        if not generate:  # log-likelihood: the harness's request, unchanged
+            return LocalCompletionsAPI._create_payload(self, messages, generate=False, gen_kwargs=gen_kwargs,
+                                                       seed=seed, eos=eos, **kwargs)
+        return super()._create_payload(messages, generate=True, gen_kwargs=gen_kwargs, seed=seed, eos=eos,
+                                       **kwargs)
+
+    def generate_until(self, requests: list, disable_tqdm: bool = False) -> list[str]:
+        if getattr(self, "tokenized_requests", False) and getattr(self, "tokenizer", None) is not None:
+            self._note_token_contexts(requests)
+        return super().generate_until(requests, disable_tqdm=disable_tqdm)
+
+    def _note_token_contexts(self, requests: list) -> None:
+        """With ``tokenized_requests``, the prompt sent is the context's token ids, cut from the left
+        to ``max_length - max_gen_toks`` as the harness cuts them: key those to the same documents."""
+        for req in requests:
+            try:
+                ids = self.tok_encode(req.args[0], add_special_tokens=self.add_bos_token)
+                budget = self.max_length - int(req.args[1].get("max_gen_toks", self._max_gen_toks))
+            except Exception:  # noqa: BLE001 - truncation is then not counted for this doc, nothing else
+                continue
+            key = _context_text(list(ids[-budget:]) if budget > 0 else list(ids))
+            with self._cpsd_lock:
+                self._doc_keys.setdefault(key, set()).add(truncation.doc_digest(req.doc))
+
+    def parse_generations(self, outputs: Any, **kwargs: Any) -> list[Optional[str]]:
+        """Texts of a completions answer, one per prompt of the request (``choices[i].index``)."""
+        contexts = kwargs.get("contexts")
+        if contexts is None:
+            contexts = _CURRENT_CONTEXTS.get()
+        contexts = list(contexts) if contexts is not None else None
+        outs = outputs if isinstance(outputs, list) else [outputs]
+        res: list[Optional[str]] = []
+        for out in outs:
+            choices = out.get("choices") if isinstance(out, dict) else None
+            expected = max(1, len(contexts) if contexts is not None and len(outs) == 1 else 1)
+            texts: list[Optional[str]] = [None] * max(expected, len(choices) if isinstance(choices, list) else 0)
+            if not isinstance(choices, list) or not choices:
+                with self._cpsd_lock:
+                    self._filtered += len(texts)
+                log.warning("cpsd: HTTP 200 answer without choices, scored as a filtered answer (refusal): %.300s",
+                            json.dumps(out, ensure_ascii=False, default=str))
+            for i, choice in enumerate(choices if isinstance(choices, list) else []):
+                choice = choice if isinstance(choice, dict) else {}
+                idx = choice.get("index", i)
+                if not isinstance(idx, int) or not 0 <= idx < len(texts):
+                    idx = i
+                text = choice.get("text")
+                text = sanitize(text if isinstance(text, str) or text is None else str(text))
+                if text is None:
+                    with self._cpsd_lock:
+                        self._filtered += 1
+                texts[idx] = text
+                ctx = contexts[idx] if contexts is not None and idx < len(contexts) else None
+                self._record(ctx, text, choice.get("finish_reason"))
+            res.extend(texts)
+        return res
+
+
+#: The harness's own API backends and the cpsd backend that runs each with the same arguments and
+#: the guards above. ``cpsd-eval`` runs ``--model <harness name>`` as the cpsd one (one stderr line).
+GUARDED_HARNESS_BACKENDS: dict[str, str] = {
+    "openai-chat-completions": "cpsd-openai-chat",
+    "local-chat-completions": "cpsd-local-chat",
+    "local-completions": "cpsd-local-completions",
+}
+#: cpsd backend name -> the ``--model`` name the user typed, when ``cpsd-eval`` substituted it
+#: (recorded as ``config.cpsd_backend.requested_as``).
+REQUESTED_AS: dict[str, str] = {}
+
+
+def guard_harness_backend(model: str) -> Optional[str]:
+    """The cpsd backend that runs the harness's API backend ``model``, or ``None`` when ``model``
+    is not one of :data:`GUARDED_HARNESS_BACKENDS`; the substitution is remembered for the record."""
+    ours = GUARDED_HARNESS_BACKENDS.get(model)
+    if ours is not None:
+        REQUESTED_AS[ours] = model
+    return ours
 
 
 # ``cpsd-hf``: the harness's hf backend with truncation flags from the token count. Lazy, so that

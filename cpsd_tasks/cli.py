@@ -16,10 +16,19 @@ traceback, before any task is built):
 * when every requested task is ours, lm_eval's ~15k built-in tasks are not indexed
   (:mod:`cpsd_tasks.run`); a run that names a built-in task indexes them as ``lm_eval`` does.
   One line says which of the two happens;
-* API backends are checked first (:mod:`cpsd_tasks.preflight`): the endpoint accepts a TCP
-  connection and, for the OpenAI backends, ``$OPENAI_API_KEY`` is set. ``--no_preflight`` skips it;
-* bad data (:class:`cpsd_tasks.data.DataError`) and an endpoint that stops answering mid-run end
-  the run with the problem and no traceback.
+* every requested task's data and the run options are checked first, every problem of every task
+  at once (:func:`cpsd_tasks.check.problems_before_run`);
+* API backends are checked next (:mod:`cpsd_tasks.preflight`): ``base_url``'s path is the
+  backend's and exists on the server, the endpoint accepts a TCP connection and, for the OpenAI
+  backends, ``$OPENAI_API_KEY`` is set. ``--no_preflight`` skips it;
+* the harness's own API backends (``openai-chat-completions``, ``local-chat-completions``,
+  ``local-completions``) run as the guarded cpsd ones, same arguments
+  (:data:`cpsd_tasks.backends.GUARDED_HARNESS_BACKENDS`; one line says so);
+* bad data (:class:`cpsd_tasks.data.DataError`) and an endpoint that fails mid-run
+  (:func:`endpoint_failure`: HTTP error after the retries, timeout, not JSON, lost connection) end
+  the run with the problem in one line and no traceback (exit 2 / 1);
+* ``ls`` and ``validate`` are ours (:mod:`cpsd_tasks.check`): cpsd names only, no harness import;
+  ``validate`` takes ``run``'s ``--tasks`` and ``--metadata``.
 
 ``cpsd-eval``'s own options, removed before the harness parses the rest: ``--no_preflight``,
 ``--index_builtins`` (index the built-in tasks anyway: the harness's own ``run`` code path).
@@ -32,7 +41,9 @@ digest of each cpsd task's data and prompt, and installs :func:`cpsd_tasks.promp
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import sys
 from typing import Any, NoReturn, Optional
 
@@ -41,7 +52,8 @@ from cpsd_tasks import YAML_DIR
 PROG = "cpsd-eval"
 
 USAGE = f"""usage: {PROG} --tasks TASKS --model BACKEND --model_args KEY=VALUE,... [lm_eval run options]
-       {PROG} ls tasks | validate --tasks TASKS | run -h   (every lm_eval option)
+       {PROG} ls [tasks|groups|subtasks|tags] | validate --tasks TASKS [--metadata data_dir=DIR]
+       {PROG} run -h   (every lm_eval option)
 
 CPSDBench for lm-evaluation-harness: lm_eval's command line with the cpsd tasks added.
 
@@ -151,6 +163,111 @@ def unknown_builtin(message: str) -> str:
             f"lm_eval's; {hint}list them with: {PROG} ls tasks")
 
 
+def check_data(args: Any, sel: Any, model_args: dict) -> None:
+    """Every requested cpsd task's data and the run options, checked before anything else
+    (:func:`cpsd_tasks.check.problems_before_run`): every problem of every task at once, exit 2."""
+    from cpsd_tasks import check, selection
+
+    if not sel.ours:
+        return
+    index = selection.local_index()
+    leaves = list(dict.fromkeys(t for name in sel.ours for t in index.leaves(name)))
+    metadata = {**model_args, **(getattr(args, "metadata", None) or {})}  # as the harness merges them
+    failure = check.problems_before_run(leaves, index, metadata)
+    if failure is not None:
+        fail(failure)
+
+
+class _ServerMessages(logging.Handler):
+    """Keeps the last error text an endpoint sent, from the harness's WARNING "API request failed"
+    lines, so that the one line of a failed run can quote the server."""
+
+    PATTERN = re.compile(r"(?:Response text|error message): (?P<text>.*?)\.? Retrying", re.S)
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.last: Optional[str] = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            match = self.PATTERN.search(record.getMessage())
+        except Exception:  # noqa: BLE001 - a log record we cannot read is not ours to fix
+            return
+        if match:
+            self.last = " ".join(match.group("text").split())[:240]
+
+
+SERVER_MESSAGES = _ServerMessages()
+
+
+def watch_server_messages() -> None:
+    """Attach :data:`SERVER_MESSAGES` to the harness's API logger (once)."""
+    logger = logging.getLogger("lm_eval.models.api_models")
+    if SERVER_MESSAGES not in logger.handlers:
+        logger.addHandler(SERVER_MESSAGES)
+
+
+def _in_api_code(err: BaseException) -> bool:
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.replace("\\", "/").endswith("lm_eval/models/api_models.py"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _http_status(err: BaseException) -> Optional[tuple[int, str]]:
+    status = getattr(err, "status", None)  # aiohttp.ClientResponseError
+    if isinstance(status, int) and type(err).__name__ == "ClientResponseError":
+        return status, str(getattr(err, "message", "") or "")
+    response = getattr(err, "response", None)  # requests.HTTPError
+    if response is not None and isinstance(getattr(response, "status_code", None), int):
+        return response.status_code, str(getattr(response, "reason", "") or "")
+    return None
+
+
+def endpoint_failure(err: BaseException, server_text: Optional[str] = None) -> Optional[str]:
+    """One line for an endpoint that failed mid-run (the error or one in its chain), or ``None``.
+
+    Covered: a lost/refused connection (:func:`connection_failure`), an HTTP error status after the
+    retries (with the server's own text when the harness logged it), a timeout, and an answer that
+    is not JSON (raised inside the harness's API code).
+    """
+    lost = connection_failure(err)
+    if lost is not None:
+        return (f"the endpoint did not answer ({lost}); the run stopped. Check that the server is up, "
+                f"then rerun the same command (with --use_cache DIR, answers already received are kept)")
+    seen = set()
+    current: Optional[BaseException] = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        status = _http_status(current)
+        said = f": {server_text}" if server_text else ""
+        rerun = "then rerun the same command (with --use_cache DIR, answers already received are kept)"
+        if status is not None:
+            code, reason = status
+            hint = {404: "base_url's path is probably wrong (it is used as given, e.g. "
+                         "http://HOST:PORT/v1/chat/completions); fix it",
+                    405: "base_url's path is probably wrong (it is used as given, e.g. "
+                         "http://HOST:PORT/v1/chat/completions); fix it",
+                    401: "check the API key ($OPENAI_API_KEY)", 403: "check the API key ($OPENAI_API_KEY)",
+                    429: "the rate limit was hit on every attempt: lower num_concurrent or raise max_retries",
+                    }.get(code, "check the server and --model_args")
+            if code == 400 and server_text and "stop" in server_text:
+                hint = "the server rejects the stop strings: add send_stop=false to --model_args"
+            return (f"the endpoint answered HTTP {code} {reason}{said} (after the retries in max_retries); "
+                    f"the run stopped. {hint[0].upper()}{hint[1:]}, {rerun}")
+        if isinstance(current, TimeoutError) and _in_api_code(err):
+            return (f"the endpoint did not answer within the timeout (timeout= in --model_args, seconds) on "
+                    f"every attempt; the run stopped. Check the server or raise timeout, {rerun}")
+        if isinstance(current, ValueError) and "JSON" in type(current).__name__ + str(current) and _in_api_code(err):
+            return (f"the endpoint answered with something that is not JSON ({type(current).__name__}: "
+                    f"{' '.join(str(current).split())[:160]}){said}; the run stopped. Check base_url and the "
+                    f"server, {rerun}")
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
     """The ``run`` subcommand: resolve tasks, pre-flight, then our run or the harness's."""
     from cpsd_tasks import preflight, selection
@@ -167,6 +284,7 @@ def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
             fail(str(err))
         if sel.tasks != specs:
             args.tasks = sel.tasks
+        check_data(args, sel, model_args)
     if "--no_preflight" not in own:
         try:
             preflight.check(model, model_args)
@@ -186,8 +304,16 @@ def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
                else f"{', '.join(sel.others)} {'is' if len(sel.others) == 1 else 'are'} not cpsd")
         say(f"{running}; {why}: lm_eval indexes its ~15k built-in tasks too (seconds to minutes)")
 
-    import cpsd_tasks.backends  # noqa: F401  (registers cpsd-openai-chat / cpsd-local-chat)
-    from cpsd_tasks import prompts, quiet
+    from cpsd_tasks import backends, prompts, quiet  # (backends registers the cpsd-* backends)
+
+    guarded = backends.guard_harness_backend(model)
+    if guarded is not None:
+        args.model = guarded
+        say(f"--model {model} runs as {guarded}: the same arguments, with cpsd's guards (reasoning "
+            f"models by an exact name rule, not lm-eval's 'the name contains 5'; answers without choices "
+            f"scored as refusals; lone surrogates repaired; truncation counted); config.cpsd_backend "
+            f"records what was sent")
+    watch_server_messages()
 
     prompts.install()
     quiet.install()  # see cpsd_tasks/quiet.py
@@ -251,6 +377,10 @@ def main(argv: Optional[list[str]] = None) -> None:
     if any(a in ("-h", "--help") for a in argv):
         print(USAGE + "\n\nlm_eval's options follow.\n", flush=True)
     user_include = has_include_path(argv)
+    if argv[0] in ("ls", "validate") and not user_include and not any(a in ("-h", "--help") for a in argv[1:2]):
+        from cpsd_tasks import check
+
+        sys.exit(check.ls_main(argv[1:]) if argv[0] == "ls" else check.validate_main(argv[1:]))
     if not user_include:
         if not argv or argv[0].startswith("-") or argv[0] in SUBCOMMANDS:
             argv = [*argv, "--include_path", str(YAML_DIR)]
@@ -273,13 +403,13 @@ def main(argv: Optional[list[str]] = None) -> None:
             parser.execute(args)
     except DataError as err:  # bad data: the message is the whole story, no traceback needed
         fail(f"{getattr(err, 'headline', 'bad data')}, nothing was sent to the model.\n{err}")
-    except Exception as err:  # noqa: BLE001 - only a lost endpoint is answered here; the rest re-raised
-        lost = connection_failure(err)
-        if lost is None:
+    except Exception as err:  # noqa: BLE001 - only a failed endpoint is answered here; the rest re-raised
+        failure = endpoint_failure(err, SERVER_MESSAGES.last)
+        if failure is None:
             raise
         _close_progress_bars()
-        fail(f"the endpoint did not answer ({lost}); the run stopped. Check that the server is up, "
-             f"then rerun the same command (with --use_cache DIR, answers already received are kept)", code=1)
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # the other requests' "never retrieved"
+        fail(failure, code=1)
     finally:
         close_process_group()
 

@@ -30,7 +30,7 @@ import os
 import re
 import unicodedata
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from cpsd_tasks.exceptions import DataError
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, TaskSpec, get_task
@@ -237,12 +237,15 @@ def read_jsonl(path: Path, task_id: str) -> list[dict[str, Any]]:
     return read_jsonl_lines(path, task_id)[0]
 
 
-def read_jsonl_lines(path: Path, task_id: str) -> tuple[list[dict[str, Any]], list[int]]:
+def read_jsonl_lines(path: Path, task_id: str, max_reported: Optional[int] = MAX_REPORTED
+                     ) -> tuple[list[dict[str, Any]], list[int]]:
     """Read and validate one task file, keeping each record's line number.
 
     Args:
         path: a JSONL file in the SPEC §3 schema of ``task_id``.
         task_id: task id (``sentiment`` or ``cpsd_sentiment``).
+        max_reported: problems written into the message (``None``: all); the error's
+            ``problems`` always holds every one.
 
     Returns:
         ``(records, line numbers)``: the records in file order, each reduced to the schema's fields
@@ -306,10 +309,11 @@ def read_jsonl_lines(path: Path, task_id: str) -> tuple[list[dict[str, Any]], li
     if not records and not probs.items:
         probs.add(1, "(file)", "expected at least one sample, got an empty file")
     if probs.items:
-        shown = probs.items[:MAX_REPORTED]
+        shown = probs.items[:max_reported]
         more = len(probs.items) - len(shown)
         tail = f"\n… and {more} more problem(s)" if more else ""
-        raise DataError(f"invalid {spec.id} data ({len(probs.items)} problem(s)):\n" + "\n".join(shown) + tail)
+        raise DataError(f"invalid {spec.id} data ({len(probs.items)} problem(s)):\n" + "\n".join(shown) + tail,
+                        problems=probs.items)
     return records, linenos
 
 
@@ -384,12 +388,15 @@ def _to_dataset_rows(records: list[dict[str, Any]], spec: TaskSpec, source: str)
     return rows
 
 
-def load_task_docs(task_id: str, data_dir: Optional[str] = None) -> dict[str, list[dict[str, Any]]]:
+def load_task_docs(task_id: str, data_dir: Optional[str] = None, max_reported: Optional[int] = MAX_REPORTED
+                   ) -> dict[str, list[dict[str, Any]]]:
     """Load a task's validated docs as plain dicts: ``{"test": [...], "fewshot": [...]}``.
 
     Args:
         task_id: task id.
         data_dir: optional data directory (else ``$CPSD_DATA_DIR``, else the demo set).
+        max_reported: problems per file written into the message (``None``: all); the error's
+            ``problems`` holds every one of both files.
 
     Returns:
         Split name -> list of docs as the harness sees them (see module docstring); ``fewshot`` is
@@ -404,30 +411,58 @@ def load_task_docs(task_id: str, data_dir: Optional[str] = None) -> dict[str, li
     base, is_demo = resolve_data_dir(data_dir)
     read: dict[str, tuple[Path, list[dict[str, Any]], list[int]]] = {}
     errors: list[str] = []
+    problems: list[str] = []
     for split, name in (("test", "test.jsonl"), ("fewshot", "fewshot.jsonl")):
         path = base / spec.id / name
         if split == "fewshot" and not path.exists():
             continue
         try:  # every file is checked before anything is raised: one error lists all problems
-            read[split] = (path, *read_jsonl_lines(path, spec.id))
+            read[split] = (path, *read_jsonl_lines(path, spec.id, max_reported))
         except DataError as err:
             errors.append(str(err))
+            problems += err.problems
     if errors:
-        raise DataError("\n".join(errors))
+        raise DataError("\n".join(errors), problems=problems)
     if "fewshot" in read:
         leaks = fewshot_leaks(spec, read["test"], read["fewshot"])
         if leaks:
-            shown = leaks[:MAX_REPORTED]
+            shown = leaks[:max_reported]
             more = f"\n… and {len(leaks) - len(shown)} more" if len(leaks) > len(shown) else ""
             raise DataError(f"{spec.id}: {len(leaks)} few-shot example(s) duplicate a test doc; each would "
                             f"be shown solved in its own prompt. Remove them from "
                             f"{read['fewshot'][0].name}:\n" + "\n".join(shown) + more,
-                            headline="few-shot examples leak test docs")
+                            headline="few-shot examples leak test docs", problems=leaks)
     splits: dict[str, list[dict[str, Any]]] = {"fewshot": []}
     for split, (path, records, _) in read.items():
         source = DEMO_SOURCE if is_demo else str(path)
         splits[split] = _to_dataset_rows(records, spec, source)
     return {"test": splits["test"], "fewshot": splits["fewshot"]}
+
+
+def check_tasks(task_ids: Sequence[str], data_dir: Optional[str] = None) -> tuple[dict[str, int], list[DataError]]:
+    """Validate the data of every task in ``task_ids`` at once (nothing is sent anywhere).
+
+    Args:
+        task_ids: task ids or harness names (``rumor``, ``cpsd_rumor``), each read once.
+        data_dir: as :func:`resolve_data_dir`.
+
+    Returns:
+        ``({task id: test docs} of the tasks whose data is valid, [one error per task with bad
+        data]``); each error's ``problems`` lists every problem of that task, one line each
+        (``<file>:<line>: field '<name>': …``), its ``headline`` what kind they are.
+
+    Raises:
+        DataError: the data directory itself does not exist (nothing else can be checked).
+    """
+    base, _ = resolve_data_dir(data_dir)
+    counts: dict[str, int] = {}
+    errors: list[DataError] = []
+    for task_id in dict.fromkeys(get_task(t).id for t in task_ids):
+        try:
+            counts[task_id] = len(load_task_docs(task_id, str(base), max_reported=None)["test"])
+        except DataError as err:
+            errors.append(err)
+    return counts, errors
 
 
 def harness_dataset(**kwargs: Any):
@@ -456,6 +491,9 @@ def harness_dataset(**kwargs: Any):
     if "task_id" not in kwargs:
         raise KeyError("cpsd task YAML must set dataset_kwargs: {task_id: <task id>}")
     spec = get_task(kwargs["task_id"])
+    from cpsd_tasks.unguarded import warn_once
+
+    warn_once(kwargs)  # the harness's own API backend, unguarded (plain lm_eval): said once per run
     set_task_options(spec.id, kwargs)
     resolved = check_options(spec.id)
     base, is_demo = resolve_data_dir(kwargs.get("data_dir"))

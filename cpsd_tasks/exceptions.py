@@ -10,8 +10,11 @@ class DataError(ValueError):
     Attributes:
         headline: what kind of problem this is, for the one-line heading ``cpsd-eval`` prints
             above the message (``bad data``; ``missing few-shot examples`` …).
+        problems: every problem, one line each (``<file>:<line>: field '<name>': …``); the
+            message itself when not given.
     """
 
-    def __init__(self, message: str, headline: str = "bad data"):
+    def __init__(self, message: str, headline: str = "bad data", problems: tuple[str, ...] | list[str] = ()):
         super().__init__(message)
         self.headline = headline
+        self.problems = list(problems) or [message]

@@ -138,9 +138,28 @@ def check_options(task_id: str) -> dict[str, Any]:
             raise OptionError(f"cpsd_{spec.id}: {err}") from None
         if s.num_layers is not None and s.num_layers < 1:
             raise OptionError(f"cpsd_{spec.id}: BERTScore layer {s.num_layers} must be an integer ≥ 1")
+        _check_bertscore_folder(spec.id, s)
         return {"bertscore_model": s.model, "bertscore_num_layers": s.num_layers,
                 "bertscore_rescale": False, "bertscore_idf": False}
     return {}
+
+
+def _check_bertscore_folder(task_id: str, settings: Any) -> None:
+    """A BERTScore model given as a local folder must be usable before any request is sent
+    (:func:`cpsd_tasks.generation.bertscore.model_folder_problem`); hub names are not looked up.
+
+    Raises:
+        OptionError: the folder is missing, incomplete or cannot be loaded (one line, with the fix).
+    """
+    from cpsd_tasks.generation.bertscore import is_model_folder, model_folder_problem
+
+    if settings.disabled or not is_model_folder(settings.model):
+        return
+    problem = model_folder_problem(settings.model, settings.num_layers)
+    if problem:
+        raise OptionError(f"cpsd_{task_id}: BERTScore model ({settings.origin}={settings.model}): {problem}; "
+                          f"give a folder holding config.json, the weights and the tokenizer (a copy of "
+                          f"bert-base-chinese), or bertscore_model=none to run without BERTScore")
 
 
 # --------------------------------------------------------------------------- signature

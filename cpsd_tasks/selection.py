@@ -65,6 +65,9 @@ class Index:
     tasks: dict[str, str]
     groups: dict[str, list[str]]
     tags: dict[str, list[str]]
+    #: task -> the task id whose data it reads (its YAML's ``dataset_kwargs.task_id``); filled by
+    #: :meth:`from_yaml_dir` only.
+    data_ids: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_task_manager(cls, tm: Any) -> "Index":
@@ -94,6 +97,7 @@ class Index:
         tasks: dict[str, str] = {}
         groups: dict[str, list[str]] = {}
         tags: dict[str, list[str]] = {}
+        data_ids: dict[str, str] = {}
         for path in sorted(Path(folder).rglob("*.yaml"), key=lambda p: p.as_posix()):
             if "__pycache__" in path.parts:
                 continue
@@ -110,10 +114,13 @@ class Index:
                     for c in (children if isinstance(children, list) else [children])])
             elif isinstance(cfg.get("task"), str) and cfg["task"] not in tasks:
                 tasks[cfg["task"]] = str(cfg.get("output_type") or "")
+                kwargs = cfg.get("dataset_kwargs")
+                if isinstance(kwargs, dict) and isinstance(kwargs.get("task_id"), str):
+                    data_ids[cfg["task"]] = kwargs["task_id"]
                 tag = cfg.get("tag")
                 for t in ([tag] if isinstance(tag, str) else tag or []):
                     tags.setdefault(t, []).append(cfg["task"])
-        return cls(tasks, groups, {t: sorted(m) for t, m in tags.items()})
+        return cls(tasks, groups, {t: sorted(m) for t, m in tags.items()}, data_ids)
 
     @property
     def names(self) -> list[str]:
@@ -211,7 +218,7 @@ def unknown_message(spec: str, index: Index) -> str:
     hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
     tops = ", ".join([*index.groups, *index.tags])
     return (f"unknown {what} {spec!r}{' (matches no cpsd task)' if is_wildcard(spec) else ''}; {hint}"
-            f"cpsd groups: {tops}; tasks: README 'Tasks'")
+            f"cpsd groups: {tops}; every name: cpsd-eval ls")
 
 
 def resolve(specs: Sequence[str], index: Index) -> Selection:

@@ -3,6 +3,11 @@
 ``CaptureServer(reply)`` binds 127.0.0.1 on a free port. ``reply(payload, prompt)`` returns a
 :class:`Reply` (status, content, finish reason, or a raw JSON body); the default answers with the
 rule baseline (:func:`cpsd_tasks.baseline.answer`). Every request body is kept in ``payloads``.
+
+``CaptureServer(only_path="/v1/chat/completions")`` routes as vLLM (FastAPI) does: any other path
+answers 404 ``{"detail": "Not Found"}`` (those requests are counted in ``not_found``, not kept in
+``payloads``), and a GET of the path itself answers 405. Without it every POST is answered and a
+GET gets http.server's 501.
 """
 
 from __future__ import annotations
@@ -54,10 +59,39 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt: str, *args: Any) -> None:
         pass
 
+    def _plain(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode("ascii")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _routed_away(self) -> bool:
+        """With ``only_path``: answer 404 for any other path (counted) and say so."""
+        owner: CaptureServer = self.server.owner  # type: ignore[attr-defined]
+        if owner.only_path is None or self.path.split("?", 1)[0] == owner.only_path:
+            return False
+        with owner.lock:
+            owner.not_found += 1
+        self._plain(404, {"detail": "Not Found"})
+        return True
+
+    def do_GET(self) -> None:  # noqa: N802
+        owner: CaptureServer = self.server.owner  # type: ignore[attr-defined]
+        if owner.only_path is None:
+            self.send_error(501, "Unsupported method ('GET')")
+            return
+        if not self._routed_away():
+            self._plain(405, {"detail": "Method Not Allowed"})
+
     def do_POST(self) -> None:  # noqa: N802
         owner: CaptureServer = self.server.owner  # type: ignore[attr-defined]
         length = int(self.headers.get("Content-Length") or 0)
-        payload = json.loads(self.rfile.read(length).decode("utf-8"))
+        raw = self.rfile.read(length)
+        if self._routed_away():
+            return
+        payload = json.loads(raw.decode("utf-8"))
         with owner.lock:
             owner.payloads.append(payload)
         reply = owner.reply(payload, user_prompt(payload))
@@ -74,8 +108,11 @@ class _Handler(BaseHTTPRequestHandler):
 class CaptureServer:
     """Records request bodies (``payloads``) and answers with ``reply(payload, prompt)``."""
 
-    def __init__(self, reply: Callable[[dict[str, Any], str], Reply] = baseline_reply):
+    def __init__(self, reply: Callable[[dict[str, Any], str], Reply] = baseline_reply,
+                 only_path: Optional[str] = None):
         self.reply = reply
+        self.only_path = only_path
+        self.not_found = 0
         self.lock = threading.Lock()
         self.payloads: list[dict[str, Any]] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -83,7 +120,8 @@ class CaptureServer:
         self._httpd.owner = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
-        self.url = f"http://127.0.0.1:{self._httpd.server_port}/v1/chat/completions"
+        self.root = f"http://127.0.0.1:{self._httpd.server_port}"
+        self.url = f"{self.root}/v1/chat/completions"
 
     def stop(self) -> None:
         self._httpd.shutdown()

@@ -479,3 +479,53 @@ def test_cli_cpsd_hf_flags_outputs_cut_by_the_token_budget(tmp_path, hf_home):
         assert res["results"]["cpsd_rumor"]["truncated_rate,none"] == pytest.approx(sum(rates[budget]) / 3)
         assert res["config"]["cpsd_backend"]["answers_truncated"] == sum(rates[budget])
     assert rates == {3: [1.0, 1.0, 1.0], 16: [0.0, 0.0, 0.0]}
+
+
+# --------------------------------------------------------------------------- plain lm_eval: the warning (issue 23)
+
+def test_task_layer_warns_once_about_the_harness_backend_it_cannot_guard(monkeypatch, caplog):
+    from lm_eval.models.openai_completions import LocalChatCompletion, OpenAIChatCompletion
+
+    import cpsd_tasks.backends as backends
+    from cpsd_tasks import unguarded
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    url = "http://127.0.0.1:9/v1/chat/completions"
+
+    def simple_evaluate(lm):  # the harness's frame, as the hook sees it
+        return unguarded.warn_once({"model": "ignored when the model object is found"})
+
+    for name in ("qwen2.5-7b-instruct", "glm-4.5", "gpt-3.5-turbo", "o1-mini"):
+        monkeypatch.setattr(unguarded, "_warned", False)
+        message = simple_evaluate(OpenAIChatCompletion(model=name, base_url=url))
+        assert message.startswith(f"cpsd: model {name!r} is sampled, NOT decoded greedily as the task asks "
+                                  f"({unguarded.HARNESS_REASONING_RULE})")
+        assert simple_evaluate(OpenAIChatCompletion(model=name, base_url=url)) is None  # once per run
+    monkeypatch.setattr(unguarded, "_warned", False)
+    message = simple_evaluate(LocalChatCompletion(model="qwen2.5-7b-instruct", base_url=url))
+    assert message.startswith("cpsd: lm_eval's own local-chat-completions backend runs without cpsd's guards")
+    monkeypatch.setattr(unguarded, "_warned", False)
+    assert simple_evaluate(OpenAIChatCompletion(model="gpt-4o", base_url=url)).startswith(
+        "cpsd: lm_eval's own openai-chat-completions backend runs without")  # no sampling, still unguarded
+    monkeypatch.setattr(unguarded, "_warned", False)
+    assert simple_evaluate(backends.CpsdOpenAIChat(model="qwen2.5-7b-instruct", base_url=url)) is None
+    assert simple_evaluate(OpenAIChatCompletion(model="qwen2.5", base_url=url)) is None  # said nothing, ever
+    # No model object found: the name alone, conditionally
+    monkeypatch.setattr(unguarded, "_warned", False)
+    assert unguarded.warn_once({"model": "qwen2.5-7b"}).startswith("cpsd: model 'qwen2.5-7b': IF this run uses")
+    monkeypatch.setattr(unguarded, "_warned", False)
+    assert unguarded.warn_once({"model": "gpt-4o"}) is None and unguarded.warn_once({}) is None
+    assert [unguarded.harness_rule_applies(n) for n in ("gpt-4o-2024-05-13", "o3", "llama-3", "", None)] == \
+        [True, True, False, False, False]
+
+
+def test_harness_names_map_to_the_guarded_classes():
+    import cpsd_tasks.backends as backends
+    from lm_eval.api.registry import get_model
+
+    assert backends.GUARDED_HARNESS_BACKENDS == {"openai-chat-completions": "cpsd-openai-chat",
+                                                 "local-chat-completions": "cpsd-local-chat",
+                                                 "local-completions": "cpsd-local-completions"}
+    for harness, ours in backends.GUARDED_HARNESS_BACKENDS.items():
+        assert issubclass(get_model(ours), get_model(harness))  # same arguments, same behaviour beyond the fixes
+    assert backends.guard_harness_backend("hf") is None

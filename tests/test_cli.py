@@ -179,7 +179,8 @@ def test_unknown_cpsd_task_did_you_mean(tmp_path, hf_home, baseline_url):
 @pytest.mark.e2e
 @pytest.mark.parametrize("model", ["cpsd-local-chat", "local-chat-completions", "local-completions"])
 def test_nothing_listening_is_one_line(tmp_path, hf_home, model):
-    url = f"http://127.0.0.1:{closed_port()}/v1/chat/completions"
+    path = "/v1/completions" if model == "local-completions" else "/v1/chat/completions"
+    url = f"http://127.0.0.1:{closed_port()}{path}"
     proc = cpsd_eval(["--tasks", "cpsd_*", "--model", model, "--model_args", f"base_url={url},model=m",
                       "--apply_chat_template"], tmp_path, hf_home)
     line = one_line_error(proc)
@@ -227,7 +228,8 @@ def test_design_command_runs_the_twelve_tasks(tmp_path, hf_home, baseline_url, b
     assert "cpsd" in results["groups"] and not any(t.startswith("cpsd_ll") for t in results["results"])
     assert baseline_server.requests - before == 12
     startup = [line for line in proc.stderr.splitlines() if line.startswith("cpsd-eval: ")]
-    assert len(startup) == 1 and "cpsd_* → cpsd" in startup[0] and "not lm_eval's ~15k built-in" in startup[0]
+    assert len(startup) == 2 and "cpsd_* → cpsd" in startup[0] and "not lm_eval's ~15k built-in" in startup[0]
+    assert startup[1].startswith("cpsd-eval: --model openai-chat-completions runs as cpsd-openai-chat")
 
 
 def _comparable(run: dict) -> dict:

@@ -234,3 +234,43 @@ def test_fewshot_leak_stops_the_cli_before_any_request(tmp_path, baseline_server
         in proc.stderr
     assert "Traceback" not in proc.stderr and "bad data" not in proc.stderr
     assert baseline_server.requests == before
+
+
+# --------------------------------------------------------------------------- every task at once (issue 23)
+
+def test_check_tasks_reports_every_problem_of_every_task_uncapped(tmp_path):
+    from cpsd_tasks.data import MAX_REPORTED, check_tasks
+
+    rumor = write(tmp_path, "rumor", [{"id": str(i), "text": "x", "label": "假"} for i in range(MAX_REPORTED + 5)])
+    few = write(tmp_path, "sentiment", [{"id": "s1", "text": "好", "label": "积极"}], name="fewshot.jsonl")
+    write(tmp_path, "sentiment", [{"id": "t1", "text": "好", "label": "积极"}])
+    counts, errs = check_tasks(["cpsd_rumor", "sentiment", "rumor", "drug_re"], str(tmp_path))  # rumor read once
+    assert counts == {}
+    assert [e.headline for e in errs] == ["bad data", "few-shot examples leak test docs", "bad data"]
+    assert len(errs[0].problems) == MAX_REPORTED + 5  # all of them, not the first 20
+    assert errs[0].problems[-1] == f"{rumor}:{MAX_REPORTED + 5}: field 'label': expected one of 谣言/非谣言, got '假'"
+    assert errs[1].problems == [f"{few}:1: field 'text': expected a few-shot example that is not a test doc, got the "
+                                f"text of {tmp_path / 'sentiment' / 'test.jsonl'}:1 (id 't1')"]
+    assert errs[2].problems == [f"{tmp_path / 'drug_re' / 'test.jsonl'}: file not found; expected the drug_re data as "
+                                f"<data_dir>/drug_re/test.jsonl (SPEC §3)"]
+    counts, errs = check_tasks(["rumor", "sentiment"], str(DEMO_DIR))
+    assert errs == [] and counts == {"rumor": 20, "sentiment": len(load_task_docs("sentiment")["test"])}
+
+
+def test_problems_before_run_names_ll_variants_by_their_data_and_checks_options(tmp_path):
+    from cpsd_tasks.check import parse_metadata, problems_before_run
+    from cpsd_tasks.selection import local_index
+
+    index = local_index()
+    rumor = write(tmp_path, "rumor", [{"id": "1", "text": "x"}])
+    text = problems_before_run(["cpsd_ll_rumor", "cpsd_rumor"], index, {"data_dir": str(tmp_path)})
+    assert text.splitlines() == ["bad data, nothing was sent to the model. 1 problem(s) in 1 of 1 task(s), one per line:",
+                                 f"{rumor}:1: field 'label': missing; expected a non-empty string"]
+    assert problems_before_run(["cpsd_rumor"], index, {}) is None  # the demo data
+    text = problems_before_run(["cpsd_drug_ner"], index, {"tau": "2"})
+    assert text == ("invalid run option, nothing was sent to the model. cpsd_drug_ner: option tau='2' (IE fuzzy-match "
+                    "threshold τ) must be a number in (0, 1]")
+    assert parse_metadata(["data_dir=/d", "tau=0.5"]) == {"data_dir": "/d", "tau": "0.5"}
+    assert parse_metadata(['{"data_dir": "/d", "bertscore_num_layers": 8}']) == {"data_dir": "/d", "bertscore_num_layers": 8}
+    with pytest.raises(ValueError, match="expected key=value"):
+        parse_metadata(["data_dir"])

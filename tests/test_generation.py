@@ -57,6 +57,30 @@ def tiny_bert(tmp_path_factory) -> Path:
     return out
 
 
+def test_model_folder_problems_are_found_before_a_run(tiny_bert, tmp_path):
+    """Each way a BERTScore folder can be unusable, in one line; the tiny BERT passes (2 layers)."""
+    from cpsd_tasks.generation.bertscore import is_model_folder, model_folder_problem
+
+    assert model_folder_problem(str(tiny_bert), 2) is None
+    assert model_folder_problem(str(tiny_bert), 3) == f"layer 3 asked for, but the model in '{tiny_bert}' has 2 layers"
+    missing = tmp_path / "nope"
+    assert model_folder_problem(str(missing), 8) == f"folder '{missing}' does not exist"
+    folder = tmp_path / "bert"
+    folder.mkdir()
+    assert model_folder_problem(str(folder), 8) == f"folder '{folder}' has no config.json"
+    (folder / "config.json").write_text((tiny_bert / "config.json").read_text(encoding="utf-8"), encoding="utf-8")
+    assert model_folder_problem(str(folder), 8) == f"folder '{folder}' has no weights (model.safetensors or pytorch_model.bin)"
+    (folder / "model.safetensors").write_bytes(b"")
+    assert model_folder_problem(str(folder), 8) == f"folder '{folder}' has no tokenizer (tokenizer.json or vocab.txt)"
+    (folder / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n", encoding="utf-8")
+    assert model_folder_problem(str(folder), 2) is None  # config and tokenizer load: the weights are not read
+    (folder / "config.json").write_text("{not json", encoding="utf-8")
+    problem = model_folder_problem(str(folder), 2)
+    assert problem.startswith(f"folder '{folder}' cannot be loaded (") and "\n" not in problem
+    assert is_model_folder(str(folder)) and is_model_folder("/models/x") and is_model_folder("./x")
+    assert not is_model_folder("bert-base-chinese") and not is_model_folder("hfl/chinese-roberta-wwm-ext")
+
+
 @pytest.fixture(autouse=True)
 def clean_state(monkeypatch):
     """Every test starts with no scorer, no cached results and no BERTScore env settings."""
@@ -490,13 +514,19 @@ def test_rescore_exit_status_bertscore_switched_off_vs_missing(tmp_path, capsys)
 
 @pytest.mark.e2e
 def test_cli_without_bert_model_reports_missing(tmp_path, baseline_url, hf_home):
-    metadata = ("--metadata", "bertscore_model=/nonexistent/bert", "--limit", "2")
-    run = run_cpsd_eval("cpsd_tg", baseline_url, tmp_path / "out", hf_home, extra=metadata)
+    """The default model (bert-base-chinese) not in the hub cache, the hub offline: the run goes
+    through and reports BERTScore as missing, never 0 (a model *folder* that cannot be used stops the
+    run before any request instead: tests/test_harness_guards.py)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    if isinstance(try_to_load_from_cache("bert-base-chinese", "config.json"), str):
+        pytest.skip("bert-base-chinese is in the local hub cache: nothing is missing here")
+    run = run_cpsd_eval("cpsd_tg", baseline_url, tmp_path / "out", hf_home, extra=("--limit", "2"))
     res = run["results"]
     for task in TASKS:
         row = _row(res, task)
         assert math.isnan(row["bertscore_f1"]) and math.isnan(row["score"])
-        assert row["bertscore_config"] == "MISSING: no such directory '/nonexistent/bert'"
+        assert row["bertscore_config"].startswith("MISSING: cannot load 'bert-base-chinese'")
         assert 0.0 < row["rougeL_char"] < 1.0  # the other metrics are unaffected
     group = res["groups"]["cpsd_tg"]
     assert math.isnan(group["score,none"]) and 0.0 < group["bleu_char,none"] < 1.0

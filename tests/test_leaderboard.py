@@ -996,3 +996,100 @@ def test_n_shot_shown_when_not_zero_shot(tmp_path):
     assert "zero | unknown§" in t3 and "few | unknown§, 2-shot" in t3
     notes = "\n".join(render.table_notes(rows))
     assert "n-shot: few 2-shot (rumor 2)" in notes and "zero-shot, as the paper's" in notes
+
+
+# --------------------------------------------------------------------------- issue 23: rescored at any depth, once per run
+
+def test_rescored_file_two_levels_above_the_run_is_found(tmp_path, capsys):
+    """cpsd-rescore runs + cpsd-leaderboard runs/: the harness writes runs/<name>/<model>/…, the
+    rescoring lands in runs/; the leaderboard shows the rescored figure."""
+    out, rescored = _rescored_run(tmp_path / "inner")
+    top = tmp_path / "runs"
+    (top / "qwen").mkdir(parents=True)
+    shutil.move(str(out / "m"), str(top / "qwen" / "m"))
+    data = json.loads(rescored.read_text(encoding="utf-8"))
+    entry = data["runs"].pop("m")
+    entry["folder"] = str((top / "qwen" / "m").resolve())
+    source = entry["results"]["cpsd_case_summary"]["source"]
+    entry["results"]["cpsd_case_summary"]["source"] = source.replace(str(out / "m"), str(top / "qwen" / "m"))
+    data["runs"]["qwen/m"] = entry
+    (top / rescored.name).write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    rescored.unlink()
+    (run,) = runs.load_runs([top])
+    assert run.tasks["case_summary"].metrics["bertscore_f1"] == 0.8123
+    assert run.rescored_files == [(top / rescored.name).resolve()]
+    assert runs.unmatched_rescored([top], [run]) == []
+    assert cli.main([str(top), "--tables", "6"]) == 0
+    captured = capsys.readouterr()
+    assert "| 通义千问 | unknown§ | 0.8123ʳ |" in captured.out and "rescored" not in captured.err
+
+
+def test_rescored_file_matching_no_run_is_said_in_one_line(tmp_path, capsys):
+    out, rescored = _rescored_run(tmp_path)
+    data = json.loads(rescored.read_text(encoding="utf-8"))
+    data["runs"] = {"other": {"folder": str(tmp_path / "elsewhere" / "other"), "results": {}}}
+    stray = out / "deep" / "rescored_2026-01-03T00-00-00.json"
+    stray.parent.mkdir()
+    stray.write_text(json.dumps(data), encoding="utf-8")
+    assert cli.main([str(out), "--tables", "6"]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("cpsd-leaderboard: ")]
+    assert err == [f"cpsd-leaderboard: {stray.resolve()} rescored {tmp_path / 'elsewhere' / 'other'}, which is not "
+                   f"among the runs read here; its figures are not used"]
+
+
+def test_report_commands_set_the_hub_offline_unless_told(monkeypatch, tmp_path):
+    from cpsd_tasks.report import rescore
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv(rescore.HUB_OFFLINE_BY_US, raising=False)
+    assert cli.main([str(tmp_path / "nothing")]) == 2
+    assert os.environ["HF_HUB_OFFLINE"] == "1" and "HF_HUB_OFFLINE=0 to download" in rescore.hub_note()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.delenv(rescore.HUB_OFFLINE_BY_US)
+    assert rescore.main([str(tmp_path / "nothing")]) == 2
+    assert os.environ["HF_HUB_OFFLINE"] == "0" and rescore.hub_note() == ""
+
+
+def test_a_missing_bertscore_is_explained_once_not_in_every_cell():
+    from cpsd_tasks.generation.settings import BertScoreUnavailable
+
+    err = BertScoreUnavailable("could not load BERTScore model 'bert-base-chinese' (default): OSError: " + "x" * 250,
+                               "cannot load 'bert-base-chinese' (OSError; see log)")
+    short, full = stats.why_not_recomputed(None, err)
+    assert short == "BERTScore unavailable (see below)" and full.endswith("x" * 250)
+    results = [stats.PairedResult(t, "bertscore_f1", 3, None, None, None, None, None, "not tested", short, full)
+               for t in ("case_summary", "case_report", "legal_analysis")]
+    row_a, row_b = tables.Row(name="A", data="demo", values={}), tables.Row(name="B", data="demo", values={})
+    md = render.compare_markdown(row_a, row_b, results, 100, 0)
+    assert md.count("x" * 250) == 1
+    assert md.count("| not tested | BERTScore unavailable (see below) |") == 3
+    assert f"case_summary, case_report, legal_analysis: {full}" in md
+    assert stats.why_not_recomputed(None, ValueError("bad")) == ("ValueError: bad", "ValueError: bad")
+
+
+def test_compare_with_an_unloadable_bertscore_model_says_why_once(tmp_path, caplog):
+    """Two hand-made runs of two generation tasks whose BERTScore model folder is gone: each row
+    gets the short note, the reason comes once, and the scorer's per-task ERROR (meant for runs)
+    is not repeated by the report."""
+    from cpsd_tasks.generation import reset_bertscore_state
+
+    reset_bertscore_state()
+    loaded = []
+    for name in ("a", "b"):
+        samples = {f"cpsd_{t}": [{"doc_id": i, "doc": {"id": f"{t}{i}", "task": t, "input": "案情", "reference": "张某。"},
+                                  "filter": "none", "filtered_resps": ["张某。"],
+                                  "bertscore_f1": ["张某。", "张某。", t]} for i in range(2)]
+                   for t in ("case_summary", "case_report")}
+        folder = write_results(tmp_path / name, {t: {"bertscore_f1,none": float("nan")} for t in samples},
+                               {"model": name}, samples=samples, metadata={"bertscore_model": str(tmp_path / "gone")})
+        loaded += runs.load_runs([folder])
+    row_a, row_b = tables.build_rows(loaded)
+    caplog.set_level(logging.WARNING)
+    results = stats.compare_rows(row_a, row_b, "bertscore_f1", n_boot=10)
+    assert [(r.task, r.better, r.note) for r in results] == [
+        ("case_summary", "not tested", "BERTScore unavailable (see below)"),
+        ("case_report", "not tested", "BERTScore unavailable (see below)")]
+    assert results[0].detail == results[1].detail and f"{tmp_path / 'gone'}" in results[0].detail
+    assert not [r for r in caplog.records if r.name == "cpsd_tasks.generation"]
+    md = render.compare_markdown(row_a, row_b, results, 10, 0)
+    assert md.count(results[0].detail) == 1

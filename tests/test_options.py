@@ -65,10 +65,10 @@ def test_good_options_are_resolved_into_the_signature():
     assert slot["tau_qa"] == 0.8 and "alpha" not in slot
     harness_dataset(task_id="drug_re", alpha=0.25, tau="0.9", tau_qa=0.3, cpsd_signature=slot)
     assert (slot["alpha"], slot["tau"], slot["task"]) == (0.25, 0.9, "drug_re") and "tau_qa" not in slot
-    harness_dataset(task_id="case_summary", bertscore_model="/models/my-bert", bertscore_num_layers="6",
+    harness_dataset(task_id="case_summary", bertscore_model="hfl/chinese-roberta-wwm-ext", bertscore_num_layers="6",
                     cpsd_signature=slot)
     assert (slot["bertscore_model"], slot["bertscore_num_layers"], slot["bertscore_rescale"]) == \
-        ("/models/my-bert", 6, False)
+        ("hfl/chinese-roberta-wwm-ext", 6, False)  # a hub name is not looked up
 
 
 # --------------------------------------------------------------------------- case 8: signature
@@ -142,7 +142,7 @@ def test_bad_tau_qa_stops_the_cli_before_any_request(tmp_path, baseline_server, 
 
 @pytest.mark.e2e
 def test_results_json_carries_each_tasks_signature(tmp_path, baseline_url, hf_home):
-    meta = {"alpha": 0.6, "tau": 0.85, "tau_qa": 0.7, "bertscore_model": "/nonexistent/bert",
+    meta = {"alpha": 0.6, "tau": 0.85, "tau_qa": 0.7, "bertscore_model": "none",  # (a folder must exist)
             "bertscore_num_layers": 8}
     run = run_cpsd_eval("cpsd_rumor,cpsd_drug_ner,cpsd_case_reading,cpsd_case_summary", baseline_url,
                         tmp_path / "out", hf_home, extra=("--limit", "2", "--metadata", json.dumps(meta)))
@@ -160,6 +160,6 @@ def test_results_json_carries_each_tasks_signature(tmp_path, baseline_url, hf_ho
     assert (sigs["drug_ner"]["alpha"], sigs["drug_ner"]["tau"]) == (0.6, 0.85)
     assert sigs["case_reading"]["tau_qa"] == 0.7
     assert (sigs["case_summary"]["bertscore_model"], sigs["case_summary"]["bertscore_num_layers"],
-            sigs["case_summary"]["jieba"]) == ("/nonexistent/bert", 8, version("jieba"))
+            sigs["case_summary"]["jieba"]) == ("none", 8, version("jieba"))
     assert not {"alpha", "tau", "tau_qa", "jieba"} & set(sigs["rumor"])
     assert all(str(DEMO_DIR) not in json.dumps(s) for s in sigs.values())  # nothing machine-specific

@@ -144,6 +144,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server API)
         if self.path.rstrip("/").endswith("/v1/models"):
             self._send(200, {"object": "list", "data": [{"id": "baseline", "object": "model"}]})
+        elif self.path.split("?", 1)[0].rstrip("/").endswith("/chat/completions"):
+            # as vLLM (FastAPI) answers: the route exists, for POST only
+            self._send(405, {"error": {"message": "Method Not Allowed: POST only"}})
         else:
             self._send(404, {"error": {"message": f"no such path {self.path}"}})
 

@@ -269,6 +269,73 @@ class BertScorer:
                 f"{record['truncated']} of {2 * record['scored']} texts cut to {record['limit']} tokens")
 
 
+#: File names (or suffixes) that hold a model's weights, and a tokenizer's vocabulary.
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
+                "pytorch_model.bin.index.json", "tf_model.h5", "flax_model.msgpack")
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "spiece.model", "sentencepiece.bpe.model",
+                   "tokenizer.model")
+
+
+def is_model_folder(model: str) -> bool:
+    """``model`` (a ``bertscore_model`` value) names a local folder rather than a hub id: an absolute
+    path, one starting with ``.`` or ``~``, or an existing folder."""
+    path = Path(model).expanduser()
+    return path.is_absolute() or model.startswith((".", "~")) or path.is_dir()
+
+
+def model_folder_problem(model: str, num_layers: Optional[int]) -> Optional[str]:
+    """Why the BERTScore model folder ``model`` cannot be used, or ``None`` when it can.
+
+    Cheap enough to run before a run starts: the folder must exist and hold ``config.json``, the
+    weights (:data:`WEIGHT_FILES`, sharded or not) and the tokenizer (:data:`TOKENIZER_FILES`);
+    then the config and the tokenizer are loaded (transformers ``AutoConfig`` /
+    ``AutoTokenizer``, local files only, not the weights), and ``num_layers`` must not exceed the
+    model's ``num_hidden_layers``. The answer is one line, cached per folder, layer and the folder's
+    file listing (names, sizes, times).
+    """
+    path = Path(model).expanduser()
+    try:
+        listing = tuple(sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in path.iterdir()))
+    except OSError:
+        listing = ()
+    key = (str(path), num_layers, listing)
+    if key not in _FOLDER_PROBLEMS:
+        _FOLDER_PROBLEMS[key] = _folder_problem(path, num_layers)
+    return _FOLDER_PROBLEMS[key]
+
+
+_FOLDER_PROBLEMS: dict[tuple, Optional[str]] = {}
+
+
+def _folder_problem(path: Path, num_layers: Optional[int]) -> Optional[str]:
+    """:func:`model_folder_problem` without the cache."""
+    if not path.exists():
+        return f"folder {str(path)!r} does not exist"
+    if not path.is_dir():
+        return f"{str(path)!r} is a file, not a model folder"
+    names = {p.name for p in path.iterdir()}
+    if "config.json" not in names:
+        return f"folder {str(path)!r} has no config.json"
+    sharded = any(n.endswith(".safetensors") or (n.startswith("pytorch_model-") and n.endswith(".bin"))
+                  for n in names)
+    if not (names & set(WEIGHT_FILES) or sharded):
+        return f"folder {str(path)!r} has no weights ({' or '.join(WEIGHT_FILES[:2])})"
+    if not names & set(TOKENIZER_FILES):
+        return f"folder {str(path)!r} has no tokenizer ({' or '.join(TOKENIZER_FILES[:2])})"
+    try:
+        from transformers import AutoConfig, AutoTokenizer
+
+        config = AutoConfig.from_pretrained(str(path), local_files_only=True)
+        AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+    except Exception as err:  # noqa: BLE001 - reported as the reason, one line
+        first = (str(err).strip().splitlines() or [""])[0][:200].rstrip(". ")
+        return f"folder {str(path)!r} cannot be loaded ({type(err).__name__}: {first})"
+    layers = getattr(config, "num_hidden_layers", None)
+    if num_layers is not None and isinstance(layers, int) and num_layers > layers:
+        return f"layer {num_layers} asked for, but the model in {str(path)!r} has {layers} layers"
+    return None
+
+
 @functools.cache
 def bert_scorer() -> BertScorer:
     """The process's one :class:`BertScorer`, created on first use (the model inside it is loaded

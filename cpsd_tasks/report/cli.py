@@ -28,7 +28,7 @@ from typing import Optional, Sequence
 
 from cpsd_tasks.report.render import compare_csv, compare_markdown, signatures_csv, table_notes, to_csv, to_latex, \
     to_markdown
-from cpsd_tasks.report.runs import load_runs
+from cpsd_tasks.report.runs import load_runs, unmatched_rescored
 from cpsd_tasks.report.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, add_cis, compare_rows
 from cpsd_tasks.report.tables import build_rows, find_row, select_tables
 
@@ -93,6 +93,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         0 on success, 2 on a usage or input error (message on stderr).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    from cpsd_tasks.report.rescore import offline_hub
+
+    offline_hub()  # BERTScore models for CIs and --compare: local ones only, never a 45 s hub wait
     if argv and argv[0] == RESCORE_COMMAND:
         from cpsd_tasks.report import rescore
 
@@ -106,6 +109,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if bad:
             raise ValueError(f"unknown format(s) {', '.join(sorted(bad))}; use md, csv, latex")
         runs = load_runs(args.runs, args.name)
+        for path, targets in unmatched_rescored(args.runs, runs):
+            print(f"cpsd-leaderboard: {path} rescored {', '.join(targets) or 'no run'}, which is not among the "
+                  f"runs read here; its figures are not used", file=sys.stderr)
         if not any(run.tasks for run in runs):
             raise ValueError("no CPSDBench task (cpsd_*) in " + ", ".join(str(p) for p in args.runs))
         rows = build_rows(runs, with_paper=args.with_paper)

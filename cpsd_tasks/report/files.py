@@ -5,7 +5,7 @@ lexically)::
 
     OUT/<model>/results_<time>.json
     OUT/<model>/samples_<harness task>_<time>.jsonl     (same <time> as its results file)
-    OUT/rescored_<time>.json                            (cpsd-rescore OUT; or in OUT/<model>)
+    OUT/rescored_<time>.json                            (cpsd-rescore OUT; anywhere under OUT)
 
 Only file finding and the reading of rescored JSONs live here; :mod:`cpsd_tasks.report.runs`
 turns the files into runs.
@@ -62,6 +62,32 @@ def find_rescored(folder: Path) -> list[Path]:
     oldest first."""
     found = {p.resolve() for d in (folder, folder.parent) for p in Path(d).glob(RESCORED_GLOB)}
     return sorted(found, key=lambda p: p.name)
+
+
+def rescored_under(path: Path) -> list[Path]:
+    """Every ``rescored_<time>.json`` under the folder ``path``, at any depth (``cpsd-rescore DIR``
+    writes into ``DIR``, the harness puts runs one or two levels below it), oldest first; ``[]``
+    for a file."""
+    path = Path(path)
+    if not path.is_dir():
+        return []
+    return sorted({p.resolve() for p in path.rglob(RESCORED_GLOB)}, key=lambda p: p.name)
+
+
+def rescored_targets(path: Path) -> list[Path]:
+    """The run folders a ``cpsd-rescore`` output names (its ``folder`` fields, else
+    ``<its folder>/<run name>``); ``[]`` when it is not one."""
+    try:
+        data = read_json(path)
+    except (OSError, ValueError):
+        return []
+    if not is_rescored_file(data):
+        return []
+    out = []
+    for name, entry in data["runs"].items():
+        if isinstance(entry, dict):
+            out.append(Path(entry["folder"]) if entry.get("folder") else Path(path).parent / name)
+    return out
 
 
 def rescored_entries(path: Path, folder: Path) -> dict[str, dict[str, Any]]:

@@ -220,6 +220,12 @@ def compare_markdown(row_a: Row, row_b: Row, results: Sequence[PairedResult], n_
             p = f"≤ {p}"  # no replicate as extreme: the bootstrap's smallest attainable p
         lines.append(f"| {r.task} | {r.metric} | {r.n} | {fmt(r.a)} | {fmt(r.b)} | {fmt(r.delta)} | {ci} | {p} | "
                      f"{r.better} | {r.note} |")
+    details: dict[str, list[str]] = {}
+    for r in results:
+        if r.detail:
+            details.setdefault(r.detail, []).append(r.task)
+    if details:  # a reason shared by several rows (a missing BERTScore model), said once
+        lines += [""] + [f"{', '.join(tasks)}: {detail}" for detail, tasks in details.items()]
     lines += ["", f"Documents matched by id and resampled with replacement, the same indices for A and B; "
                   f"{n_boot} resamples, seed {seed}; p = (1 + #{{|δ*−δ| ≥ |δ|}}) / (B + 1), two-sided; "
                   f"'Better' only when p < {DEFAULT_ALPHA}. Identical runs give Δ = 0 and p = 1."]

@@ -18,8 +18,8 @@ the reason in ``bertscore_config``. Exit status: 0 (also when BERTScore was swit
 purpose with ``--bertscore-model none``), 1 when BERTScore is missing for some task for any other
 reason, 2 when no sample file was found.
 
-``cpsd-leaderboard`` reads the newest ``rescored_*.json`` in a run's folder or the folder above it
-(or one passed as a run): its figures replace the run's missing (NaN) values, marked as rescored
+``cpsd-leaderboard DIR`` reads every ``rescored_*.json`` under ``DIR`` (at any depth), in a run's
+folder or the folder above it (or one passed as a run) that rescored one of its runs: its figures replace the run's missing (NaN) values, marked as rescored
 with the BERT model used. Run as ``cpsd-leaderboard rescore`` or ``cpsd-rescore`` (the same
 command); ``scripts/rescore.py`` is a thin shim. The sample logs are found and read by the reader
 (:mod:`cpsd_tasks.report.files`, :mod:`cpsd_tasks.report.jsonio`).
@@ -52,6 +52,35 @@ AGGREGATIONS = {
     "bertscore_config": generation.agg_bertscore_config,
     "reading": agg_reading,
 }
+
+
+#: Set to "1" by :func:`offline_hub` when it found ``HF_HUB_OFFLINE`` unset (report commands).
+HUB_OFFLINE_BY_US = "CPSD_REPORT_SET_HUB_OFFLINE"
+
+
+def offline_hub() -> None:
+    """Report commands load only models already on this machine: ``HF_HUB_OFFLINE=1`` unless set.
+
+    Without it, a BERTScore model missing from the local cache is looked up on the Hugging Face hub,
+    which retries for about 45 s on a machine without access before failing. ``HF_HUB_OFFLINE=0``
+    lets a report command download. Must run before ``huggingface_hub`` is imported (it reads the
+    variable once).
+    """
+    import os
+
+    if "HF_HUB_OFFLINE" not in os.environ:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ[HUB_OFFLINE_BY_US] = "1"
+
+
+def hub_note() -> str:
+    """`` (the hub was offline: …)`` when :func:`offline_hub` set it, else ``""``."""
+    import os
+
+    if os.environ.get(HUB_OFFLINE_BY_US) == "1":
+        return " (the Hugging Face hub was offline: report commands set HF_HUB_OFFLINE=1 when it is unset; " \
+               "give a local folder, or HF_HUB_OFFLINE=0 to download)"
+    return ""
 
 
 def find_runs(output: Path, tasks: tuple[str, ...]) -> dict[Path, dict[str, Path]]:
@@ -129,6 +158,7 @@ def build_parser(prog: str = "cpsd-rescore") -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-rescore") -> int:
     """Command line entry point; returns the exit status (see module docstring)."""
+    offline_hub()
     parser = build_parser(prog)
     args = parser.parse_args(argv)
 
@@ -197,7 +227,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-rescore") -> in
     print(f"\nscored in {elapsed:.1f} s; written to {out}")
     if missing:
         print("rescore: BERTScore is MISSING for some task (see the error above); the other "
-              "metrics are complete", file=sys.stderr)
+              f"metrics are complete{hub_note()}", file=sys.stderr)
         return 1
     if switched_off:
         print("rescore: BERTScore was switched off (bertscore_model=none); the other metrics are "

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Optional, Sequence
 
 from cpsd_tasks.report.files import (SAMPLES_RE, find_rescored, find_result_files, is_rescored_file,
-                                     rescored_entries, sample_logs_of)
+                                     rescored_entries, rescored_targets, rescored_under, sample_logs_of)
 from cpsd_tasks.report.jsonio import read_json, read_jsonl_lines, to_number
 from cpsd_tasks.tasks import TASKS
 
@@ -319,8 +319,9 @@ def load_runs(paths: Sequence[Path | str], names: Optional[Sequence[str]] = None
             if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
                 raise ValueError(f"{p}: not a results file of lm-eval (no 'results'); pass the run's "
                                  "--output_path folder or its results_<time>.json")
+        under = rescored_under(p)  # cpsd-rescore DIR wrote them anywhere under DIR
         for folder, files in find_result_files(p).items():
-            runs.append(load_run(folder, files))
+            runs.append(load_run(folder, files, rescored=under))
     for run, name in zip(runs, names or ()):
         run.name = name
     seen: dict[str, int] = {}
@@ -329,6 +330,23 @@ def load_runs(paths: Sequence[Path | str], names: Optional[Sequence[str]] = None
         if seen[run.name] > 1:
             run.name = f"{run.name} ({seen[run.name]})"
     return runs
+
+
+def unmatched_rescored(paths: Sequence[Path | str], runs: Sequence[Run]) -> list[tuple[Path, list[str]]]:
+    """The ``rescored_*.json`` files under ``paths`` (any depth) or beside a run's folder that
+    rescored none of ``runs``, each with the run folders it names (for a one-line note).
+
+    A file is matched when one of its entries names a loaded run's folder (as
+    :func:`cpsd_tasks.report.files.rescored_entries` matches them).
+    """
+    found = {f for p in paths for f in rescored_under(Path(p))}
+    found |= {f for run in runs for f in find_rescored(run.path)}
+    out: list[tuple[Path, list[str]]] = []
+    for path in sorted(found, key=lambda p: (p.name, str(p))):
+        if any(rescored_entries(path, run.path) for run in runs):
+            continue
+        out.append((path, [str(t) for t in rescored_targets(path)]))
+    return out
 
 
 # --------------------------------------------------------------------------- a folder as plain JSON

@@ -35,6 +35,30 @@ from cpsd_tasks.tasks import TASKS
 
 log = logging.getLogger(__name__)
 
+#: Reasons already logged (a missing BERTScore is said once per run, not once per cell).
+_SAID: set[str] = set()
+
+
+def why_not_recomputed(tr: TaskRun, err: BaseException) -> tuple[str, str]:
+    """``(short note for a cell, the full reason)`` of a metric that could not be recomputed.
+
+    A missing BERTScore model (``BertScoreUnavailable``) gives the same short note in every cell
+    (``BERTScore unavailable (see below)``) and its full message once; anything else is
+    ``Type: message`` for both.
+    """
+    short = getattr(err, "short", None)
+    if isinstance(short, str):
+        return "BERTScore unavailable (see below)", f"BERTScore could not be recomputed: {err}"
+    text = f"{type(err).__name__}: {err}"
+    return text, text
+
+
+def say_once(message: str) -> None:
+    """Log ``message`` as a warning the first time it comes in this process."""
+    if message not in _SAID:
+        _SAID.add(message)
+        log.warning("%s", message)
+
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_SEED = 1234
 DEFAULT_ALPHA = 0.05
@@ -90,7 +114,13 @@ def per_sample_scores(tr: TaskRun, metric: str, items: Sequence[Any],
         from cpsd_tasks.options import set_task_options
 
         set_task_options(tr.task, dict(tr.config.get("metadata") or {}))
-        return np.asarray(generation.bertscore_f1s(items), dtype=float)
+        scorer_log = logging.getLogger("cpsd_tasks.generation")
+        level = scorer_log.level
+        scorer_log.setLevel(logging.CRITICAL)  # its per-task ERROR is for runs; the report says it once
+        try:
+            return np.asarray(generation.bertscore_f1s(items), dtype=float)
+        finally:
+            scorer_log.setLevel(level)
     return None
 
 
@@ -171,7 +201,8 @@ def cell_ci(tr: TaskRun, metric: str, n_boot: int = DEFAULT_BOOTSTRAP,
         per_sample = per_sample_scores(tr, metric, items, fn)
         result = bootstrap_ci(items, fn, n_boot, seed, per_sample)
     except Exception as err:  # noqa: BLE001 - a metric that cannot be recomputed gets no CI, not a crash
-        log.warning("%s %s: no CI (%s: %s)", tr.harness_name, metric, type(err).__name__, err)
+        short, full = why_not_recomputed(tr, err)
+        say_once(f"{full}; those cells get no CI" if short != full else f"{tr.harness_name} {metric}: no CI ({full})")
         return None
     return None if result is None else (result[1], result[2])
 
@@ -204,6 +235,8 @@ class PairedResult:
         p: two-sided p-value in (0, 1] (see module docstring); ``None`` when not computable.
         better: ``"A"`` name, ``"B"`` name, ``"no significant difference"`` or ``"identical"``.
         note: why a test could not be run, or a remark (e.g. documents not shared).
+        detail: the full reason behind a short ``note`` (a missing BERTScore model), shown once
+            below the table, not in every row.
     """
 
     task: str
@@ -216,6 +249,7 @@ class PairedResult:
     p: Optional[float]
     better: str
     note: str = ""
+    detail: str = ""
 
 
 def paired_bootstrap(items_a: Sequence[Any], items_b: Sequence[Any],
@@ -302,8 +336,9 @@ def compare_rows(row_a: Row, row_b: Row, metric: Optional[str] = None, n_boot: i
             psb = per_sample_scores(tb, m, xb, fn) if psa is not None else None
             a, b, delta, ci, p = paired_bootstrap(xa, xb, fn, n_boot, seed, psa if psb is not None else None, psb)
         except Exception as err:  # noqa: BLE001
+            short, full = why_not_recomputed(ta, err)
             out.append(PairedResult(task, m, len(shared), ta.metrics.get(m), tb.metrics.get(m), None, None, None,
-                                    "not tested", f"{type(err).__name__}: {err}"))
+                                    "not tested", short, full if full != short else ""))
             continue
         higher = ta.higher_is_better.get(m, True)
         if math.isnan(p):
