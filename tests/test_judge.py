@@ -203,6 +203,86 @@ def test_ie_is_not_judged_and_generation_only_with_rubric():
     assert task_items("drug_ner", [{"doc_id": 0, "doc": {"task": "drug_ner"}, "filtered_resps": ["[]"]}]) == []
 
 
+# --------------------------------------------------------------------------- shown where people look
+
+STAMP = "2026-01-02T03-04-05.000006"
+
+
+def hand_judged_run(folder: Path) -> Path:
+    """A run folder holding the four rumor samples, its results file, and a judged_*.json of the
+    abstained mode whose judge read sample 1 as 非谣言 and found no answer in sample 2."""
+    from cpsd_tasks.judge.cli import task_entry
+    from cpsd_tasks.report.runs import load_runs
+
+    folder.mkdir(parents=True)
+    records = rumor_records()
+    (folder / f"samples_cpsd_rumor_{STAMP}.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    results = {"results": {"cpsd_rumor": {"alias": "cpsd_rumor", "acc,none": 0.25, "acc_fuzzy,none": 0.25,
+                                          "invalid_rate,none": 0.5}},
+               "configs": {"cpsd_rumor": {}}, "n-samples": {"cpsd_rumor": {"effective": 4}},
+               "config": {"model": "local-chat-completions", "model_args": "model=m1"}}
+    (folder / f"results_{STAMP}.json").write_text(json.dumps(results), encoding="utf-8")
+    (run,) = load_runs([folder])
+    items = task_items("rumor", run.tasks["rumor"].samples())
+    for item, text in zip(items, [None, '{"answer": "非谣言"}', '{"answer": "无有效答案"}', None]):
+        if text is not None:
+            item.raw_reply = text
+            item.reading = read_reply(text, item.kind, item.allowed)
+    judged = {"kind": "cpsd-judge", "judge": {"model": "jm", "mode": "abstained", "prompt_digest": "d" * 16},
+              "tasks": {"cpsd_rumor": task_entry("rumor", run.tasks["rumor"], items, "abstained")}}
+    (folder / f"judged_{STAMP}.json").write_text(json.dumps(judged, ensure_ascii=False), encoding="utf-8")
+    return folder
+
+
+def test_leaderboard_shows_judged_figures_beside_the_rule_figures(tmp_path):
+    from cpsd_tasks.report import html
+    from cpsd_tasks.report.render import judged_csv, judged_markdown, to_markdown
+    from cpsd_tasks.report.runs import load_runs
+    from cpsd_tasks.report.tables import TABLES, build_rows
+
+    rows = build_rows(load_runs([hand_judged_run(tmp_path / "m1")]))
+    assert rows[0].value("rumor", "acc_fuzzy") == 0.25               # the rule figure is unchanged
+    assert "ʲ" not in to_markdown(TABLES[0], rows)                   # and the paper tables too
+    md = judged_markdown(rows)
+    assert "| m1 | unknown§ | rumor | acc_fuzzy | 0.2500 | 0.5000ʲ | 2/4 | 0.5000 (1/2) | jm (abstained) |" in md
+    assert "| m1 | unknown§ | rumor | invalid_rate | 0.5000 | 0.2500ʲ | 2/4 | 0.5000 (1/2) | jm (abstained) |" in md
+    assert f"ʲ m1: judged after the run by cpsd-judge with judge jm (abstained mode, prompts {'d' * 16})" in md
+    assert judged_csv(rows).splitlines()[1] == "m1,unknown,rumor,acc_fuzzy,0.25,0.5,2,4,0.5,jm,abstained," + "d" * 16
+    shown = [s[8] for s in html.sample_data(rows)["samples"]]
+    assert shown == [None, "judgeʲ jm (abstained): 非谣言", "judgeʲ jm (abstained): no valid answer", None]
+    page = html.render_page(rows, figures=False)
+    assert '<a href="#judged">Judged figures</a>' in page and "<td>jm (abstained)</td>" in page
+
+
+def test_a_judging_of_another_sample_log_is_not_attached(tmp_path):
+    from cpsd_tasks.report.render import judged_markdown
+    from cpsd_tasks.report.runs import load_runs
+    from cpsd_tasks.report.tables import build_rows
+
+    folder = hand_judged_run(tmp_path / "m1")
+    path = folder / f"judged_{STAMP}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["tasks"]["cpsd_rumor"]["source"] = "/elsewhere/samples_cpsd_rumor_2020-01-01T00-00-00.jsonl"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    (run,) = load_runs([folder])
+    assert run.tasks["rumor"].judged == {} and judged_markdown(build_rows([run])) == ""
+
+
+@pytest.mark.e2e
+def test_the_sample_browser_shows_the_judges_reading(tmp_path):
+    from test_html_report import CHROMIUM, dom
+
+    if CHROMIUM is None:
+        pytest.skip("headless Chromium is not installed (Debian package 'chromium'; .ci/run installs it)")
+    from cpsd_tasks.report import html
+
+    page = html.build([hand_judged_run(tmp_path / "m1")], tmp_path / "p.html", figures=False)
+    text = dom(page.as_uri() + "#browse?task=rumor")
+    assert text.count('class="facts judge"') == 2
+    assert "judgeʲ jm (abstained): 非谣言" in text and "judgeʲ jm (abstained): no valid answer" in text
+
+
 # --------------------------------------------------------------------------- the client on loopback
 
 def test_chat_url_and_sample_digest():
@@ -275,7 +355,7 @@ def test_unretried_status_and_unreachable_endpoint(tmp_path):
         assert len(server.payloads) == 1                               # a 401 is not retried
     finally:
         server.stop()
-    with pytest.raises(JudgeTransportError, match="ConnectionError"):
+    with pytest.raises(JudgeTransportError, match="failed 2 times .last: cannot connect"):
         JudgeClient(server.url, "j", cache, "d", max_retries=1, backoff=0).replies(
             [([{"role": "user", "content": "q"}], "label")], lambda *a: None, progress=False)
     cache.close()

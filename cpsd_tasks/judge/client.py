@@ -134,8 +134,10 @@ class JudgeClient:
             headers["Authorization"] = f"Bearer {self.api_key}"
         try:
             resp = self._session().post(self.url, json=body, headers=headers, timeout=self.timeout)
-        except (requests.ConnectionError, requests.Timeout) as err:
-            raise _Retryable(f"{type(err).__name__}: {str(err).splitlines()[0][:160]}") from None
+        except requests.Timeout:
+            raise _Retryable(f"no answer within {self.timeout:g} s") from None
+        except requests.ConnectionError:
+            raise _Retryable("cannot connect: nothing listening there, or the host is unreachable") from None
         if resp.status_code == 429 or resp.status_code >= 500:
             raise _Retryable(f"HTTP {resp.status_code}")
         if resp.status_code != 200:
@@ -161,7 +163,8 @@ class JudgeClient:
         try:
             return retrying(self._post_once, messages, max_tokens)
         except _Retryable as err:
-            raise JudgeTransportError(f"the judge endpoint {self.url} failed {self.max_retries + 1} times "
+            tries = self.max_retries + 1
+            raise JudgeTransportError(f"the judge endpoint {self.url} failed {tries} time{'s' if tries > 1 else ''} "
                                       f"(last: {err})") from None
 
     def replies(self, requests_: Iterable[tuple[Sequence[dict[str, str]], str]],
