@@ -117,63 +117,55 @@ def print_summary(entries: dict[str, dict[str, Any]], name: str) -> None:
         print(f"- {harness_name}: {e['sent']} of {e['n']} samples sent to the judge{rate}")
 
 
-def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-judge") -> int:
-    """Entry point of ``cpsd-judge``; returns the exit status (see the module docstring)."""
+def _work(args: argparse.Namespace) -> list[tuple[Any, str, Any, list[Item]]]:
+    """The runs' judged tasks and their items (:func:`collect`).
+
+    Raises:
+        FileNotFoundError, ValueError: no results file, an unknown task, no judged sample log.
+    """
     from cpsd_tasks.report.runs import load_runs
 
-    args = build_parser(prog).parse_args(argv)
-    try:
-        tasks = _selected_tasks(args.tasks)
-        runs = load_runs([args.output_dir])
-        work = collect(runs, tasks, args.rubric)
-        if not work:
-            raise ValueError(f"no sample log of a judged task under {args.output_dir} (judged: classification, "
-                             "case_reading, police_exam; generation with --rubric; was the run made with --log_samples?)")
-    except (FileNotFoundError, ValueError) as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        return 2
-    kinds = sorted({it.kind for *_, items in work for it in items})
-    digest = prompt_digest(kinds)
-    cache_path = args.cache or (args.output_dir if args.output_dir.is_dir() else args.output_dir.parent) / CACHE_NAME
-    cache = ReplyCache(cache_path)
-    client = JudgeClient(args.base_url, args.model, cache, digest, args.concurrency, args.max_retries, args.timeout)
-    sent_items = [it for *_, items in work for it in items if needs_judge(it, args.mode)]
+    work = collect(load_runs([args.output_dir]), _selected_tasks(args.tasks), args.rubric)
+    if not work:
+        raise ValueError(f"no sample log of a judged task under {args.output_dir} (judged: classification, "
+                         "case_reading, police_exam; generation with --rubric; was the run made with --log_samples?)")
+    return work
 
+
+def _ask(client: JudgeClient, sent_items: list[Item], progress: bool, prog: str, cache_path: Path) -> Optional[int]:
+    """Get and read every reply (``item.reading``); ``None`` when all came, else the exit status
+    after one line on stderr (1: the endpoint failed; 130: interrupted)."""
     def on_reply(index: int, text: str, from_cache: bool) -> None:
         item = sent_items[index]
         item.raw_reply = text
         item.reading = read_reply(text, item.kind, item.allowed)
 
-    requests_ = [(messages(it.kind, it.fields), it.kind) for it in sent_items]
-    print(f"{prog}: {len(sent_items)} of {sum(len(i) for *_, i in work)} samples to judge ({args.mode} mode"
-          f"{', with rubric' if args.rubric else ''}); judge {args.model} at {client.url}; cache {cache_path}",
-          file=sys.stderr)
     try:
-        client.replies(requests_, on_reply, progress=not args.no_progress)
-    except JudgeTransportError as err:
+        client.replies([(messages(it.kind, it.fields), it.kind) for it in sent_items], on_reply, progress=progress)
+        return None
+    except (JudgeTransportError, KeyboardInterrupt) as err:
         got = sum(it.reading is not None for it in sent_items)
-        print(f"{prog}: error: {err}; {got} of {len(sent_items)} replies kept in {cache_path} (run again to resume)",
+        what = f"error: {err}" if isinstance(err, JudgeTransportError) else "interrupted"
+        print(f"{prog}: {what}; {got} of {len(sent_items)} replies kept in {cache_path} (run again to resume)",
               file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        got = sum(it.reading is not None for it in sent_items)
-        print(f"{prog}: interrupted; {got} of {len(sent_items)} replies kept in {cache_path} (run again to resume)",
-              file=sys.stderr)
-        return 130
-    finally:
-        cache.close()
+        return 1 if isinstance(err, JudgeTransportError) else 130
+
+
+def write_judged(work: list[tuple[Any, str, Any, list[Item]]], judge: dict[str, Any], mode: str) -> list[Path]:
+    """Write ``judged_<time>.json`` into each run folder of ``work`` and print its summary.
+
+    Returns:
+        The files written, one per run folder.
+    """
+    from cpsd_tasks import __version__
 
     now = datetime.datetime.now()
     stamp = now.strftime("%Y-%m-%dT%H-%M-%S.%f")  # the harness's own stamp form
-    judge = {"model": args.model, "base_url": client.url, "mode": args.mode, "rubric": args.rubric,
-             "prompt_digest": digest, "prompts_version": PROMPTS_VERSION, "temperature": 0,
-             "sent": client.sent, "from_cache": len(sent_items) - client.sent}
     by_run: dict[Path, dict[str, Any]] = {}
     for run, task, tr, items in work:
         entry = by_run.setdefault(run.path, {"name": run.name, "tasks": {}})
-        entry["tasks"][tr.harness_name] = task_entry(task, tr, items, args.mode)
-    from cpsd_tasks import __version__
-
+        entry["tasks"][tr.harness_name] = task_entry(task, tr, items, mode)
+    written = []
     for folder, entry in by_run.items():
         out = folder / f"judged_{stamp}.json"
         data = {"kind": "cpsd-judge", "created": now.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -182,6 +174,36 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-judge") -> int:
         out.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
         print_summary(entry["tasks"], entry["name"])
         print(f"\nwritten to {out}")
+        written.append(out)
+    return written
+
+
+def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-judge") -> int:
+    """Entry point of ``cpsd-judge``; returns the exit status (see the module docstring)."""
+    args = build_parser(prog).parse_args(argv)
+    try:
+        work = _work(args)
+    except (FileNotFoundError, ValueError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 2
+    digest = prompt_digest(sorted({it.kind for *_, items in work for it in items}))
+    cache_path = args.cache or (args.output_dir if args.output_dir.is_dir() else args.output_dir.parent) / CACHE_NAME
+    cache = ReplyCache(cache_path)
+    client = JudgeClient(args.base_url, args.model, cache, digest, args.concurrency, args.max_retries, args.timeout)
+    sent_items = [it for *_, items in work for it in items if needs_judge(it, args.mode)]
+    print(f"{prog}: {len(sent_items)} of {sum(len(i) for *_, i in work)} samples to judge ({args.mode} mode"
+          f"{', with rubric' if args.rubric else ''}); judge {args.model} at {client.url}; cache {cache_path}",
+          file=sys.stderr)
+    try:
+        failed = _ask(client, sent_items, not args.no_progress, prog, cache_path)
+    finally:
+        cache.close()
+    if failed is not None:
+        return failed
+    judge = {"model": args.model, "base_url": client.url, "mode": args.mode, "rubric": args.rubric,
+             "prompt_digest": digest, "prompts_version": PROMPTS_VERSION, "temperature": 0,
+             "sent": client.sent, "from_cache": len(sent_items) - client.sent}
+    write_judged(work, judge, args.mode)
     print(f"{prog}: {client.sent} requests sent, {len(sent_items) - client.sent} replies from the cache",
           file=sys.stderr)
     return 0
