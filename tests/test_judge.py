@@ -345,6 +345,16 @@ def test_retries_then_one_line_failure_keeps_what_was_judged(tmp_path):
 
 
 @pytest.mark.e2e
+def test_concurrency_keeps_that_many_requests_in_flight(tmp_path):
+    with FaultServer(delay=0.3, content=lambda prompt: '{"answer": "A"}') as fs:
+        cache = ReplyCache(tmp_path / "c.db")
+        JudgeClient(fs.url, "j", cache, "d", concurrency=3, backoff=0).replies(
+            [([{"role": "user", "content": f"q{i}"}], "choice") for i in range(7)], lambda *a: None, progress=False)
+        assert fs.requests == 7 and fs.max_in_flight == 3 and len(cache) == 7
+        cache.close()
+
+
+@pytest.mark.e2e
 def test_unretried_status_and_unreachable_endpoint(tmp_path):
     server = CaptureServer(lambda payload, prompt: Reply(status=401, body={"error": "bad key"}))
     cache = ReplyCache(tmp_path / "c.db")
