@@ -16,8 +16,10 @@ Reads the LawBench real-output corpus (``../shared/realout/lawbench``: 34 models
    published figure, and ``rougeL_word`` on 2-7 beside LawBench's ROUGE-L; every plugin figure
    more than 0.05 from the published one is explained by the kind of items that make the gap.
 3. **Timing** — the wall time of reading the whole corpus (no BERTScore).
+4. With ``--judge URL --judge-model NAME``: the judge model on the graded set — judge vs graders,
+   judge vs rules, and the rules then the judge (:mod:`cpsd_tasks.judge.audit`).
 
-Nothing here calls a model; the function-level figures equal a run of the real CLI on the same
+Without ``--judge`` nothing here calls a model; the function-level figures equal a run of the real CLI on the same
 outputs (tested in ``tests/test_audit.py``).
 """
 
@@ -366,7 +368,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--graded", type=Path, default=DEFAULT_GRADED, help="graded single-choice set")
     parser.add_argument("--models", nargs="*", help="only these models (file stems)")
     parser.add_argument("--out", type=Path, help="also write the report (Markdown) and rows (JSON) here")
+    parser.add_argument("--judge", metavar="URL", help="also score a judge model at this OpenAI-compatible "
+                        "chat-completions URL on the graded set (judge vs graders, judge vs rules; docs/judge.md)")
+    parser.add_argument("--judge-model", metavar="NAME", help="the judge model's name at --judge")
+    parser.add_argument("--judge-cache", type=Path, default=Path("cpsd_judge_cache.db"),
+                        help="the judge's reply cache (SQLite; default ./cpsd_judge_cache.db)")
+    parser.add_argument("--judge-concurrency", type=int, default=8, help="judge requests in flight (default 8)")
     args = parser.parse_args(argv)
+    if bool(args.judge) != bool(args.judge_model):
+        parser.error("--judge and --judge-model go together")
     try:
         corpus = load_corpus(args.corpus, args.models)
     except FileNotFoundError as err:
@@ -379,6 +389,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not graded:
         print(f"(graded set not found at {args.graded}: graded figures skipped)", file=sys.stderr)
     report = render(graded, rows, seconds)
+    if args.judge:
+        judged = _judge_report(args, corpus)
+        if judged is None:
+            return 1
+        report += "\n\n" + judged
     print(report)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -387,6 +402,32 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         (args.out / "audit_rows.json").write_text(json.dumps(serialisable, ensure_ascii=False, indent=1),
                                                  encoding="utf-8")
     return 0
+
+
+def _judge_report(args: argparse.Namespace, corpus: Corpus) -> Optional[str]:
+    """The ``--judge`` part of the report (:mod:`cpsd_tasks.judge.audit`), or ``None`` after one
+    line on stderr when the judge's endpoint failed (the replies received stay cached)."""
+    from cpsd_tasks.judge.audit import judge_graded, render_judge
+    from cpsd_tasks.judge.client import JudgeClient, JudgeTransportError, ReplyCache
+    from cpsd_tasks.judge.prompts import prompt_digest
+
+    if not args.graded.is_file():
+        print(f"cpsd-audit-reading: --judge needs the graded set ({args.graded} not found)", file=sys.stderr)
+        return None
+    digest = prompt_digest(["choice"])
+    cache = ReplyCache(args.judge_cache)
+    client = JudgeClient(args.judge, args.judge_model, cache, digest, concurrency=args.judge_concurrency)
+    try:
+        scores, agreement = judge_graded(corpus, load_graded(args.graded), client)
+    except JudgeTransportError as err:
+        print(f"cpsd-audit-reading: error: {err}; the replies received are kept in {args.judge_cache}",
+              file=sys.stderr)
+        return None
+    finally:
+        cache.close()
+    print(f"cpsd-audit-reading: judge {args.judge_model}: {client.sent} requests sent, the rest from the cache "
+          f"{args.judge_cache}", file=sys.stderr)
+    return render_judge(scores, agreement, args.judge_model, digest)
 
 
 if __name__ == "__main__":

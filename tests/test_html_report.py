@@ -138,11 +138,12 @@ def test_sample_data_holds_what_was_read_gold_class_and_score(hand_rows):
     # Documents are stored once for both models (same data, same ids).
     assert data["docs"] == [[0, d["id"], None, d["text"], d["label"]] for d in RUMOR_DOCS]
     facts = 'refused: {} · strict: {} · truncated: {}'
+    # the last element: the judge's reading (cpsd-judge), None for a run never judged
     assert data["samples"][:4] == [
-        [0, 0, 0, 0, 1.0, "谣言", "谣言", facts.format("false", '"谣言"', "false")],
-        [0, 1, 1, 0, 0.0, "我认为这条属于非谣言。", "非谣言", facts.format("false", "null", "false")],
-        [0, 2, 2, 0, 0.0, "抱歉，我无法回答这个问题。", None, facts.format("true", "null", "false")],
-        [0, 3, 3, 1, 0.0, "<script>alert(1)</script>", None, facts.format("false", "null", "true")]]
+        [0, 0, 0, 0, 1.0, "谣言", "谣言", facts.format("false", '"谣言"', "false"), None],
+        [0, 1, 1, 0, 0.0, "我认为这条属于非谣言。", "非谣言", facts.format("false", "null", "false"), None],
+        [0, 2, 2, 0, 0.0, "抱歉，我无法回答这个问题。", None, facts.format("true", "null", "false"), None],
+        [0, 3, 3, 1, 0.0, "<script>alert(1)</script>", None, facts.format("false", "null", "true"), None]]
     assert [s[:5] for s in data["samples"][4:]] == [[1, i, 0, 0, 1.0] for i in range(4)]
 
 

@@ -7,6 +7,7 @@ old or new, can be analysed without calling a model again::
 
     cpsd-leaderboard OUT_A OUT_B --with-paper --ci --compare A B --out report/
     cpsd-leaderboard rescore OUT --bertscore-model /models/bert-base-chinese --num-layers 8
+    cpsd-leaderboard judge OUT --base_url URL --model JUDGE      # same as cpsd-judge
 
 (``cpsd-rescore`` and ``python scripts/rescore.py`` are the same as ``cpsd-leaderboard rescore``;
 ``python scripts/leaderboard.py`` the same as ``cpsd-leaderboard``.) A run folder literally named
@@ -28,12 +29,15 @@ from typing import Optional, Sequence
 
 from cpsd_tasks.report.render import compare_csv, compare_markdown, signatures_csv, table_notes, to_csv, to_latex, \
     to_markdown
+from cpsd_tasks.report.render import judged_csv, judged_markdown
 from cpsd_tasks.report.runs import load_runs, unmatched_rescored
 from cpsd_tasks.report.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, add_cis, compare_rows
 from cpsd_tasks.report.tables import build_rows, find_row, select_tables
 
 #: First argument that turns ``cpsd-leaderboard`` into the rescoring command.
 RESCORE_COMMAND = "rescore"
+#: First argument that turns ``cpsd-leaderboard`` into ``cpsd-judge`` (:mod:`cpsd_tasks.judge.cli`).
+JUDGE_COMMAND = "judge"
 
 
 def _safe(text: str) -> str:
@@ -49,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="The CPSDBench paper's Tables 3-8, bootstrap CIs, paired tests, the radar chart and the "
                     "error analysis, from lm-eval output folders (--output_path OUT --log_samples).",
         epilog=f"Rescoring: cpsd-leaderboard {RESCORE_COMMAND} OUT --bertscore-model DIR (same as cpsd-rescore; "
-               f"see cpsd-leaderboard {RESCORE_COMMAND} --help).",
+               f"see cpsd-leaderboard {RESCORE_COMMAND} --help). Reading by meaning: cpsd-leaderboard "
+               f"{JUDGE_COMMAND} OUT --base_url URL --model JUDGE (same as cpsd-judge).",
     )
     p.add_argument("runs", nargs="+", type=Path,
                    help="harness output folders (one per model; a folder with several model sub-folders "
@@ -100,6 +105,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from cpsd_tasks.report import rescore
 
         return rescore.main(argv[1:], prog=f"cpsd-leaderboard {RESCORE_COMMAND}")
+    if argv and argv[0] == JUDGE_COMMAND:
+        from cpsd_tasks.judge import cli as judge_cli
+
+        return judge_cli.main(argv[1:], prog=f"cpsd-leaderboard {JUDGE_COMMAND}")
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -128,6 +137,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     notes = table_notes(rows, args.ci, args.bootstrap, args.seed)
     md = "\n".join(to_markdown(t, rows, args.ci, notes) for t in tables)
+    judged_md = judged_markdown(rows)
+    if judged_md:
+        md += "\n" + judged_md
     cmp_md = compare_markdown(*comparison, args.bootstrap, args.seed) if comparison else ""
     if not args.quiet:
         print(md)
@@ -155,6 +167,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         path = out / "leaderboard.tex"
         path.write_text("% Requires \\usepackage{booktabs}.\n"
                         + "\n".join(to_latex(t, rows, args.ci, notes) for t in tables), encoding="utf-8")
+        written.append(path)
+    if judged_md and formats & {"csv"}:
+        path = out / "judged.csv"
+        path.write_text(judged_csv(rows), encoding="utf-8")
         written.append(path)
     if any(tr.signature for r in rows for tr in r.tasks.values()):
         path = out / "signatures.csv"

@@ -6,6 +6,7 @@ lexically)::
     OUT/<model>/results_<time>.json
     OUT/<model>/samples_<harness task>_<time>.jsonl     (same <time> as its results file)
     OUT/rescored_<time>.json                            (cpsd-rescore OUT; anywhere under OUT)
+    OUT/<model>/judged_<time>.json                      (cpsd-judge OUT: one per run folder)
 
 Only file finding and the reading of rescored JSONs live here; :mod:`cpsd_tasks.report.runs`
 turns the files into runs.
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 RESULTS_RE = re.compile(r"^results_(?P<ts>.+)\.json$")
 SAMPLES_RE = re.compile(r"^samples_(?P<task>.+)_(?P<ts>[^_]+)\.jsonl$")
 RESCORED_GLOB = "rescored_*.json"
+JUDGED_GLOB = "judged_*.json"
 
 
 def find_result_files(path: Path) -> dict[Path, list[Path]]:
@@ -156,3 +158,13 @@ def sample_logs_of(results_file: Path) -> dict[str, Path]:
         if sm and (ts is None or sm.group("ts") == ts):
             out[sm.group("task")] = s
     return out
+
+
+def is_judged_file(data: Any) -> bool:
+    """True for the JSON written by ``cpsd-judge`` (``"kind": "cpsd-judge"``)."""
+    return isinstance(data, dict) and data.get("kind") == "cpsd-judge" and isinstance(data.get("tasks"), dict)
+
+
+def find_judged(folder: Path) -> list[Path]:
+    """The ``judged_<time>.json`` files of ``cpsd-judge`` in a run folder, oldest first."""
+    return sorted(Path(folder).glob(JUDGED_GLOB), key=lambda p: p.name)

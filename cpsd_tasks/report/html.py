@@ -25,9 +25,11 @@ What the page holds:
 * the figures (radar, error classes, strict vs fuzzy, label distribution, IE F1 by length);
 * with a comparison, the paired bootstrap test per task with the CI of the difference;
 * the scoring signature of every run's tasks, and a banner when a row is on the embedded demo set;
+* the judged figures of ``cpsd-judge`` beside the rule figures, when a run was judged
+  (:func:`judged_view`);
 * the sample browser: model, task, error class and a text filter; per sample the input excerpt,
-  the raw output, what was read from it (the sample log's ``reading`` record), the gold answer
-  and the per-sample score. Its data (:func:`sample_data`) is embedded gzip-compressed and base64
+  the raw output, what was read from it (the sample log's ``reading`` record) and, when a judge
+  read it, the judge's reading (:func:`judge_reading_text`), the gold answer and the per-sample score. Its data (:func:`sample_data`) is embedded gzip-compressed and base64
   encoded (unpacked by the browser's own ``DecompressionStream``), and rows are rendered one page
   (:data:`PAGE_SIZE`) at a time, so a run of 12 tasks × 10 models × 3,150 samples stays usable.
 
@@ -49,6 +51,7 @@ from typing import Any, Optional, Sequence
 from urllib.parse import quote
 
 from cpsd_tasks.report.jsonio import clean_surrogates, sample_output, to_number
+from cpsd_tasks.report.render import JUDGED_MARK
 from cpsd_tasks.report.runs import DEMO
 from cpsd_tasks.report.stats import DEFAULT_ALPHA, DEFAULT_BOOTSTRAP, DEFAULT_SEED, PairedResult, add_cis
 from cpsd_tasks.report.tables import (DIMENSIONS, PAPER_MARK, RESCORED_MARK, TABLES, TASK_TITLES, Row, TableSpec,
@@ -261,6 +264,43 @@ def _read_text(answer: Any) -> Optional[str]:
     return answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
 
 
+#: How the browser words a judge's reply that gave no answer.
+JUDGE_STATUS_TEXT = {"no_answer": "no valid answer", "invalid": "invalid reply"}
+
+
+def judge_reading_text(judged: dict[str, Any], doc_id: Any) -> Optional[str]:
+    """The judge's reading of one sample for the browser, from a task's ``cpsd-judge`` entry
+    (:attr:`cpsd_tasks.report.runs.TaskRun.judged`): ``"judgeʲ <model> (<mode>): <answer>"``,
+    the answer being the label, letters, 等价/不等价, rubric scores, ``no valid answer`` or
+    ``invalid reply (<why>)``; ``None`` when the sample was not sent to a judge."""
+    entry = ((judged or {}).get("samples") or {}).get(str(doc_id))
+    if not isinstance(entry, dict):
+        return None
+    judge = judged.get("judge") or {}
+    status = entry.get("status")
+    if status == "answer":
+        answer = entry.get("judge")
+        text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+    else:
+        text = JUDGE_STATUS_TEXT.get(str(status), str(status))
+        if entry.get("why"):
+            text += f" ({entry['why']})"
+    return f"judge{JUDGED_MARK} {judge.get('model', '?')} ({judge.get('mode', '?')}): {text}"
+
+
+def judged_view(rows: Sequence[Row]) -> dict[str, Any]:
+    """The judged figures for the page (:func:`cpsd_tasks.report.render.judged_items`, numbers as
+    text) and their notes; ``{"items": [], "notes": []}`` when no row was judged."""
+    from cpsd_tasks.report.render import judged_items, judged_notes
+
+    items = []
+    for i in judged_items(rows):
+        agree = "" if i["agreement"] is None else f"{i['agreement']:.4f} ({i['agree']}/{i['compared']})"
+        items.append({**i, "rules_text": _num(i["rules"]), "judged_text": _num(i["judged"]), "agree_text": agree,
+                      "href": browse_fragment(i["label"], i["task"])})
+    return {"items": items, "notes": judged_notes(rows) if items else []}
+
+
 def sample_data(rows: Sequence[Row], judgements: Optional[Sequence[Any]] = None) -> dict[str, Any]:
     """The sample browser's data: every sample of every run row, column-compact.
 
@@ -275,7 +315,8 @@ def sample_data(rows: Sequence[Row], judgements: Optional[Sequence[Any]] = None)
         ``{"models": [row label], "tasks": [task id], "classes": [class], "metrics": {task: metric},
         "docs": [[task index, doc id, qtype or None, input excerpt, gold]],
         "samples": [[model index, doc index, class index, truncated 0/1, score or None, raw output,
-        read text or None, reading facts]]}`` — documents are shared by the rows on the same data,
+        read text or None, reading facts, the judge's reading or None (:func:`judge_reading_text`)]]}``
+        — documents are shared by the rows on the same data,
         so inputs and gold answers are stored once; texts are cut at :data:`INPUT_CHARS`,
         :data:`OUTPUT_CHARS` and :data:`GOLD_CHARS`.
     """
@@ -333,7 +374,8 @@ def sample_data(rows: Sequence[Row], judgements: Optional[Sequence[Any]] = None)
                 samples.append([mi, doc_index[key], class_index(cls), int(truncated),
                                 None if score is None else round(score, 4),
                                 _cut(sample_output(s), OUTPUT_CHARS),
-                                None if read is None else _cut(read, OUTPUT_CHARS), _reading_facts(record)])
+                                None if read is None else _cut(read, OUTPUT_CHARS), _reading_facts(record),
+                                judge_reading_text(tr.judged, s.get("doc_id"))])
     return clean_surrogates({"models": models, "tasks": tasks, "classes": classes,
                              "metrics": {t: sample_metric(t) for t in tasks}, "docs": docs, "samples": samples})
 
@@ -420,6 +462,8 @@ def page_context(rows: Sequence[Row], tables: Sequence[TableSpec] = TABLES,
         "name_key": name_key(rows) if figures else [],
         "compare": compare_view(*comparison, n_boot, seed) if comparison else None,
         "signatures": signature_view(rows),
+        "judged": judged_view(rows),
+        "judged_mark": JUDGED_MARK,
         "run_files": [{"label": r.label, "path": str(r.run.path), "model": r.run.model,
                        "results": [p.name for p in r.run.results_files]} for r in rows if r.run is not None],
         "task_titles": {t: f"{TASK_TITLES.get(t, t)} (cpsd_{t})" for t in TASKS},

@@ -246,3 +246,86 @@ def compare_csv(results: Sequence[PairedResult]) -> str:
     return buf.getvalue()
 
 
+
+
+# --------------------------------------------------------------------------- judged figures (cpsd-judge)
+
+JUDGED_MARK = "ʲ"
+#: Counts kept in ``judged_*.json`` but not shown as figures (the ``Sent`` column says how many were judged).
+JUDGED_COUNTS = ("rubric_scored", "rubric_unscored")
+JUDGED_TITLE = f"Judged figures{JUDGED_MARK} — answers read by meaning after the run (cpsd-judge)"
+
+
+def judged_items(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    """One dict per (run row, judged task, metric) of the ``judged_*.json`` attached to the rows'
+    tasks (:attr:`cpsd_tasks.report.runs.TaskRun.judged`), in row and task order.
+
+    Returns:
+        ``[{"model", "label", "data" (the Data column's text), "data_source", "task", "metric", "rules" (the same metric by the rules, recomputed
+        from the sample log; ``None`` for rubric scores), "judged", "sent", "n", "agreement"
+        (share or ``None``), "agree", "compared", "judge", "mode", "prompt_digest"}]``.
+    """
+    out: list[dict[str, Any]] = []
+    for r in rows:
+        for task in (t for t in TASKS if t in r.tasks and r.tasks[t].judged):
+            j = r.tasks[task].judged
+            judge = j.get("judge") or {}
+            agree = j.get("agreement") or {}
+            for metric, value in (j.get("metrics") or {}).items():
+                if metric in JUDGED_COUNTS:
+                    continue
+                out.append({"model": r.name, "label": r.label, "data": r.data_label, "data_source": r.data,
+                            "task": task, "metric": metric,
+                            "rules": (j.get("rule_metrics") or {}).get(metric), "judged": value,
+                            "sent": j.get("sent"), "n": j.get("n"), "agreement": agree.get("rate"),
+                            "agree": agree.get("agree"), "compared": agree.get("n"),
+                            "judge": judge.get("model", ""), "mode": judge.get("mode", ""),
+                            "prompt_digest": judge.get("prompt_digest", "")})
+    return out
+
+
+def judged_notes(rows: Sequence[Row]) -> list[str]:
+    """The footnote naming each judge (model, mode, prompt digest) of the judged figures."""
+    judges = sorted({(i["label"], i["judge"], i["mode"], i["prompt_digest"]) for i in judged_items(rows)})
+    notes = [f"{JUDGED_MARK} {label}: judged after the run by cpsd-judge with judge {judge} ({mode} mode, prompts "
+             f"{digest}) from the sample log; the rule figures are the run's own and unchanged."
+             for label, judge, mode, digest in judges]
+    if judges:
+        notes.append("abstained mode: the judge read only the samples the rules read no answer from, the rules "
+                     "decide the others; all mode: the judge read every sample. Agreement = samples where judge and "
+                     "rules read the same answer, of those the judge was sent. Rubric scores are 1–5 (docs/judge.md).")
+    return notes
+
+
+def judged_markdown(rows: Sequence[Row]) -> str:
+    """The judged figures as a Markdown table beside the rule figures, with their notes; ``""``
+    when no row was judged."""
+    items = judged_items(rows)
+    if not items:
+        return ""
+    lines = [f"### {JUDGED_TITLE}", "",
+             f"| Model | Data | Task | Metric | Rules | Judged{JUDGED_MARK} | Sent | Agreement | Judge |",
+             "|---|---|---|---|---:|---:|---:|---:|---|"]
+    for i in items:
+        agree = "" if i["agreement"] is None else f"{i['agreement']:.4f} ({i['agree']}/{i['compared']})"
+        judged = fmt(i["judged"])
+        model, data = (i[k].replace("|", "\\|") for k in ("model", "data"))
+        lines.append(f"| {model} | {data} | {i['task']} | "
+                     f"{i['metric']} | {fmt(i['rules'])} | {judged + JUDGED_MARK if judged else ''} | "
+                     f"{i['sent']}/{i['n']} | {agree} | {i['judge']} ({i['mode']}) |")
+    return "\n".join([*lines, "", *judged_notes(rows)]) + "\n"
+
+
+def judged_csv(rows: Sequence[Row]) -> str:
+    """The judged figures as CSV (full precision; blank = none): ``model, data, task, metric,
+    rules, judged, sent, n, agreement, judge, mode, prompt_digest``; header only when none."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    keys = ["model", "data", "task", "metric", "rules", "judged", "sent", "n", "agreement", "judge", "mode",
+            "prompt_digest"]
+    w.writerow(keys)
+    for i in judged_items(rows):
+        row = {**i, "data": i["data_source"]}
+        w.writerow(["" if row[k] is None else (repr(float(row[k])) if k in ("rules", "judged", "agreement") else row[k])
+                    for k in keys])
+    return buf.getvalue()

@@ -3,7 +3,8 @@
 The harness writes, per model, ``OUT/<model>/results_<time>.json`` (metrics, task configs,
 ``n-samples``, ``n-shot``, ``higher_is_better``) and ``OUT/<model>/samples_<task>_<time>.jsonl``
 (one record per document and filter: the doc, the model's responses and the per-sample metric
-values). ``cpsd-rescore`` adds ``rescored_<time>.json`` beside them. Everything in
+values). ``cpsd-rescore`` adds ``rescored_<time>.json`` beside them, ``cpsd-judge``
+``judged_<time>.json`` (attached to the tasks, apart from their metrics). Everything in
 :mod:`cpsd_tasks.report` — the leaderboard, rescoring, the error analysis, the figures — and the
 tests read these files through this module:
 
@@ -22,6 +23,7 @@ U+FFFD). A cell with no value (``"N/A"``, NaN, missing) is ``None``, never 0.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,8 +31,11 @@ from typing import Any, NamedTuple, Optional, Sequence
 
 from cpsd_tasks.report.files import (SAMPLES_RE, find_rescored, find_result_files, is_rescored_file,
                                      rescored_entries, rescored_targets, rescored_under, sample_logs_of)
+from cpsd_tasks.report.files import find_judged, is_judged_file
 from cpsd_tasks.report.jsonio import read_json, read_jsonl_lines, to_number
 from cpsd_tasks.tasks import TASKS
+
+log = logging.getLogger(__name__)
 
 #: Data source of docs from the embedded demo set (``cpsd_tasks/demo``; synthetic, not CPSDBench).
 DEMO = "demo"
@@ -54,6 +59,10 @@ class TaskRun:
         n_shot: the run's ``--num_fewshot`` for this task (``n-shot`` of the results), or ``None``.
         rescored: ``{metric: "how"}`` for the values filled in from a ``rescored_*.json`` of
             ``cpsd-rescore`` (the run's own value was missing), ``how`` naming the BERT model.
+        judged: the task's entry of the newest ``judged_*.json`` of ``cpsd-judge`` for this
+            sample log (``metrics``, ``rule_metrics``, ``agreement``, ``samples``, and ``judge``:
+            model, mode, prompt digest), ``{}`` when the task was not judged. Kept apart from
+            ``metrics``: a judged figure never replaces a rule figure.
     """
 
     task: str
@@ -67,6 +76,7 @@ class TaskRun:
     data: str = UNKNOWN
     rescored: dict[str, str] = field(default_factory=dict)
     n_shot: Optional[int] = None
+    judged: dict[str, Any] = field(default_factory=dict)
     _samples: Optional[list[dict[str, Any]]] = field(default=None, repr=False)
 
     @property
@@ -100,6 +110,7 @@ class Run:
         limit: the run's ``--limit`` (``None`` for a full run).
         results_files: the result files read, oldest first.
         rescored_files: the ``cpsd-rescore`` outputs whose figures were used.
+        judged_files: the ``cpsd-judge`` outputs read (:func:`apply_judged`).
     """
 
     name: str
@@ -110,6 +121,7 @@ class Run:
     limit: Any = None
     results_files: list[Path] = field(default_factory=list)
     rescored_files: list[Path] = field(default_factory=list)
+    judged_files: list[Path] = field(default_factory=list)
 
 
 def parse_model_args(model_args: Any) -> dict[str, Any]:
@@ -247,6 +259,7 @@ def load_run(folder: Path, results_files: Optional[Sequence[Path]] = None, name:
               model_args=config.get("model_args"), tasks=tasks, limit=config.get("limit"),
               results_files=sorted(files, key=lambda p: p.name))
     apply_rescored(run, [*find_rescored(folder), *rescored])
+    apply_judged(run, find_judged(folder))
     return run
 
 
@@ -278,6 +291,33 @@ def apply_rescored(run: Run, paths: Sequence[Path]) -> None:
                     used = True
             if used and path not in run.rescored_files:
                 run.rescored_files.append(path)
+
+
+def apply_judged(run: Run, paths: Sequence[Path]) -> None:
+    """Attach ``cpsd-judge`` outputs to a run's tasks (:attr:`TaskRun.judged`), newest last so it
+    wins; only the judging of the sample log the run wrote (matched by file name) is attached. An
+    unreadable file is skipped with a warning; nothing of the run's own metrics changes."""
+    for path in sorted(paths, key=lambda p: Path(p).name):
+        try:
+            data = read_json(path)
+        except (OSError, ValueError) as err:
+            log.warning("%s: not read (%s)", path, err)
+            continue
+        if not is_judged_file(data):
+            continue
+        used = False
+        for harness_name, entry in data["tasks"].items():
+            task = _task_id(harness_name)
+            tr = run.tasks.get(task) if task else None
+            if tr is None or not isinstance(entry, dict):
+                continue
+            source = Path(str(entry.get("source") or "")).name
+            if tr.samples_path is not None and source and source != tr.samples_path.name:
+                continue  # the judging of another run (older sample log) in the same folder
+            tr.judged = {**entry, "judge": data.get("judge") or {}, "file": str(path)}
+            used = True
+        if used and path not in run.judged_files:
+            run.judged_files.append(Path(path))
 
 
 def _runs_of_rescored(path: Path, data: dict[str, Any]) -> list[Run]:

@@ -61,7 +61,7 @@
   }
   function haystack(k) {
     var s = D.samples[k], d = D.docs[s[1]];
-    return (d[1] + "\n" + d[3] + "\n" + d[4] + "\n" + s[5] + "\n" + (s[6] || "")).toLowerCase();
+    return (d[1] + "\n" + d[3] + "\n" + d[4] + "\n" + s[5] + "\n" + (s[6] || "") + "\n" + (s[8] || "")).toLowerCase();
   }
   function filter() {
     var st = state(), mi = st.model === "" ? -1 : D.models.indexOf(st.model), ti = st.task === "" ? -1 : D.tasks.indexOf(st.task);
@@ -114,6 +114,7 @@
       textCell(tr, s[5]);
       var readTd = textCell(tr, s[6]);
       if (s[7]) { var f = document.createElement("span"); f.className = "facts"; f.textContent = s[7]; readTd.appendChild(f); }
+      if (s[8]) { var jd = document.createElement("span"); jd.className = "facts judge"; jd.textContent = s[8]; readTd.appendChild(jd); }
       textCell(tr, d[4]);
       tbody.appendChild(tr);
     }
