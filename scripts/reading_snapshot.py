@@ -46,7 +46,6 @@ CORPORA = ("lawbench", "lawbench_tasks", "lexeval", "disc")
 def _readers():
     """The plugin's reading functions, by name."""
     from cpsd_tasks.ie.parse import parse_output
-    from cpsd_tasks.qa.read import EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES, READING_JUDGE_SHORT
     from cpsd_tasks.qa.score import judge_reading
     from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS
     try:
@@ -55,9 +54,11 @@ def _readers():
         from cpsd_tasks.reading.labels import read_label, strict_label
         from cpsd_tasks.reading.refusals import is_clear_refusal, is_refusal
         from cpsd_tasks.reading.turns import first_turn, own_turn, written_turn
+        from cpsd_tasks.reading.lexicon import EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES, READING_JUDGE_SHORT
     except ImportError:                      # the readers before the reading package
         from cpsd_tasks.choices import lawbench_rule, read_choices
-        from cpsd_tasks.qa.read import read_judgement
+        from cpsd_tasks.qa.read import (EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES, READING_JUDGE_SHORT,
+                                        read_judgement)
         from cpsd_tasks.reader import first_turn, is_clear_refusal, is_refusal, own_turn, written_turn
         from cpsd_tasks.text import read_label, strict_label
     return dict(read_choices=read_choices, lawbench_rule=lawbench_rule, read_label=read_label,

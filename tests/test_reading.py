@@ -10,11 +10,11 @@ import math
 import pytest
 
 from cpsd_tasks import classification, generation, ie, qa
-from cpsd_tasks.choices import extract_choices, lawbench_rule, read_choices
-from cpsd_tasks.reader import fold_traditional, is_clear_refusal, is_refusal, normalize, own_turn, turns, written_turn
+from cpsd_tasks.reading import (extract_choices, fold_traditional, is_clear_refusal, is_refusal, lawbench_rule, normalize,
+                                own_turn, read_choices, read_judgement, read_label, strict_label, turns, written_turn)
+from cpsd_tasks.reading import lexicon
 from cpsd_tasks.tasks import TASKS, get_task
 from cpsd_tasks.taxonomy import agg_reading
-from cpsd_tasks.text import read_label, strict_label
 
 OPTS = {"A": "隋朝", "B": "五代十国时期", "C": "唐朝", "D": "汉朝"}
 LAW = {"A": "盗窃罪", "B": "诈骗罪", "C": "抢劫罪", "D": "侵占罪"}
@@ -282,7 +282,7 @@ def test_simplified_labels_are_fixed_points_of_the_folding():
     for spec in TASKS.values():
         for form in (*spec.labels, *spec.aliases):
             assert fold_traditional(form) == form, form
-    for form in (*qa.EXAM_TF_SHORT, *qa.READING_JUDGE_SHORT, *qa.EXAM_TF_ALIASES, *qa.READING_JUDGE_ALIASES):
+    for form in (*lexicon.EXAM_TF_SHORT, *lexicon.READING_JUDGE_SHORT, *lexicon.EXAM_TF_ALIASES, *lexicon.READING_JUDGE_ALIASES):
         assert fold_traditional(form) == form, form
 
 
@@ -414,7 +414,7 @@ LETTER_LISTS = [p[0] + a + p[1] + b + p[2] + c + p[3] for p in itertools.permuta
 
 def _read_everything(text):
     read_choices(text, FOUR, "下列说法正确的是?")
-    qa.read_judgement(text, ("是", "否", "未知"), qa.READING_JUDGE_ALIASES, qa.READING_JUDGE_SHORT)
+    read_judgement(text, ("是", "否", "未知"), lexicon.READING_JUDGE_ALIASES, lexicon.READING_JUDGE_SHORT)
     classification.judge(text, "谣言", get_task("rumor"))
 
 

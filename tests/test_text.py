@@ -2,7 +2,7 @@
 
 import pytest
 
-from cpsd_tasks.text import is_refusal, normalize, read_label, strict_label, strip_think
+from cpsd_tasks.reading import is_refusal, normalize, read_label, strict_label, strip_think
 
 SENT = ("积极", "消极", "中性")
 SENT_ALIASES = {"正面": "积极", "负面": "消极", "中立": "中性"}

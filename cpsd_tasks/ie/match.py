@@ -19,7 +19,7 @@ from cpsd_tasks.ie.schema import (DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATION
                                   MIN_FUZZY_LEN, UNKNOWN, gold_items)
 from cpsd_tasks.taxonomy import error_class
 from cpsd_tasks.tasks import get_task
-from cpsd_tasks.text import is_refusal
+from cpsd_tasks.reading.refusals import is_refusal
 
 # --------------------------------------------------------------------------------------------
 # Matching

@@ -1,6 +1,6 @@
 """The tolerant IE output parser: one model output → :class:`Parsed` items (SPEC §4.2).
 
-:func:`parse_output` reads the model's own turn (:func:`cpsd_tasks.reader.first_turn`): after the
+:func:`parse_output` reads the model's own turn (:func:`cpsd_tasks.reading.turns.first_turn`): after the
 last answer declaration first, then the whole text; in each, a bare "nothing found" answer, then
 the JSON of each Markdown fence and of the text itself (strict JSON, JSON embedded in prose,
 broken JSON repaired by ``json_repair`` within a character budget), then lines and tables
@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from cpsd_tasks.ie.items import _Reader
 from cpsd_tasks.ie.schema import _NONE_ANSWERS, norm_text
-from cpsd_tasks.reader import first_turn
+from cpsd_tasks.reading.turns import first_turn
 from cpsd_tasks.tasks import get_task
 
 # Every regex below runs in linear time on any input: no two unbounded quantifiers can match the

@@ -16,7 +16,7 @@ import functools
 import re
 from typing import Any, Iterable
 
-from cpsd_tasks.text import normalize
+from cpsd_tasks.reading.normalize import normalize
 
 #: Defaults of the mix weight α and the fuzzy threshold τ (SPEC §4.2).
 DEFAULT_ALPHA = 0.5
@@ -115,7 +115,7 @@ _NONE_ANSWERS = frozenset({"无", "没有", "none", "null", "nil", "empty", "无
 def norm_text(text: Any) -> str:
     """Comparison form of an entity/argument string (SPEC §4 normalisation, plus two extensions).
 
-    Steps: :func:`cpsd_tasks.text.normalize` (NFKC, edge punctuation/quotes/Markdown stripped,
+    Steps: :func:`cpsd_tasks.reading.normalize.normalize` (NFKC, edge punctuation/quotes/Markdown stripped,
     answer prefix removed), then all inner whitespace removed and case folded (``汪 某`` and ``汪某``,
     ``WXID_AB`` and ``wxid_ab`` are the same entity). Non-strings give ``""``.
     """

@@ -3,7 +3,7 @@
 
 Audited, with the letter rules, against the human-graded sample of 34 real LLMs' answers to
 single-choice questions (``scripts/audit_reading.py``, README "Answer reading"); graders read an
-answer that states an option's text as that option. :func:`_by_content` is the last rule
+answer that states an option's text as that option. :func:`read_option_text` is the last rule
 :func:`cpsd_tasks.choices.read_choices` tries in a turn (no declaration, letter list, label or
 verdict gave a letter). It reads, in this order:
 
@@ -14,7 +14,7 @@ verdict gave a letter). It reads, in this order:
    :func:`_joined`) or after the question's own words (``女儿应向张某偿还50万元`` for
    ``女儿应向张某偿还多少钱?``), states texts followed by the question's last words as asked
    (:func:`_asked_words_after`), is one option's own last clause alone (``丁的行为构成诈骗罪。``:
-   :attr:`_Context.keys_by_conclusion`), writes the question's sentence out with a text in its blank
+   :attr:`Context.keys_by_conclusion`), writes the question's sentence out with a text in its blank
    (``…经县级以上地方税务局批准，可以…`` for ``…经()批准，可以…``), or calls texts right (wrong when the
    question asks for the wrong one). Not a statement: a question, a hedge or a supposition
    (``是否构成…？``, ``可能…``, ``假设…``, ``有人认为…``), a negation before the text (``不能构成…``), an
@@ -29,9 +29,9 @@ verdict gave a letter). It reads, in this order:
    completing the question's last words. Asked sentences, negated texts (``不构成…``), heads whose
    polarity differs from the question's and sentences stating several texts name nothing.
 
-The per-question :class:`_Context` and the question readings every rule shares (:func:`_plain`,
-:func:`_target`, :func:`_asking_clause`, :func:`_negated_ask`, :data:`_TEXT_VERDICT`,
-:data:`_HEAD_NEGATIVE`, :data:`_NEGATED_CONTENT`, :data:`_BLANK`) live here too, so that imports go
+The per-question :class:`Context` and the question readings every rule shares (:func:`plain_text`,
+:func:`option_target`, :func:`asking_clause`, :func:`negated_ask`, :data:`TEXT_VERDICT`,
+:data:`HEAD_NEGATIVE`, :data:`NEGATED_CONTENT`, :data:`BLANK`) live here too, so that imports go
 one way: :mod:`cpsd_tasks.choices` imports this module, and this module imports only
 :mod:`cpsd_tasks.reader` (``tests/test_leaderboard.py`` fails on an import-time circle). Where a
 copied option list ends (its last label) is found by the letter rules and passed in.
@@ -43,119 +43,10 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Optional
 
-from cpsd_tasks.reader import normalize, strip_edges
-
-# --------------------------------------------------------------------------- the question, as the rules compare it
-
-
-@dataclass(frozen=True)
-class _Context:
-    """One question as every reading rule compares it (built once per output by
-    :func:`cpsd_tasks.choices.read_choices`)."""
-
-    valid: frozenset[str]
-    texts: Mapping[str, str]
-    negative_question: bool
-    targets: Mapping[str, str]          # each option's text, normalised and without punctuation
-    stem: str = ""                      # the question, folded and without punctuation ("" unknown)
-    blank: tuple[str, str] = ("", "")   # the stem's words right before and after its blank "（ ）"
-    blank_alone: bool = False           # the blank is an interrogative ("哪个机关"): filled, it must be the whole answer
-    negated_ask: bool = False           # the asking words carry a negation ("下列…不属于…的是", "错误的是")
-
-    @property
-    def stem_tail(self) -> str:
-        """The question's last six characters (without punctuation), or ``""``."""
-        return self.stem[-6:] if len(self.stem) >= 6 else ""
-
-    @functools.cached_property
-    def listed(self) -> str:
-        """The option list as a copy of it is compared: each letter followed by its text, in order
-        (``A家罪B公罪C公室告D非公室告``), or ``""`` when an option's text is unknown."""
-        if any(not self.targets.get(key) for key in self.valid):
-            return ""
-        return "".join(key + self.targets[key] for key in sorted(self.valid))
-
-    @functools.cached_property
-    def keys_by_target(self) -> dict[str, frozenset[str]]:
-        """``{option text as compared: the letters with that text}`` (two options may share one)."""
-        grouped: dict[str, set[str]] = {}
-        for key, target in self.targets.items():
-            grouped.setdefault(target, set()).add(key)
-        return {target: frozenset(keys) for target, keys in grouped.items()}
-
-    @functools.cached_property
-    def keys_by_conclusion(self) -> dict[str, frozenset[str]]:
-        """``{last clause: its letter}`` for options of two or more clauses whose last clause (plain, at
-        least six characters) is in no other option ("…送给教育局长何某。丁的行为构成诈骗罪" →
-        "丁的行为构成诈骗罪")."""
-        grouped: dict[str, set[str]] = {}
-        for key, text in self.texts.items():
-            clauses = [plain for clause in _CLAUSES.split(normalize(text)) if (plain := _plain(clause))]
-            if len(clauses) >= 2 and len(clauses[-1]) >= 6:
-                grouped.setdefault(clauses[-1], set()).add(key)
-        return {clause: frozenset(keys) for clause, keys in grouped.items() if len(keys) == 1
-                and not any(clause in self.targets.get(key, "") for key in self.texts if key not in keys)}
-
-
-_PLAIN_DROP = re.compile(r"[\s,，。.;；:：、\"“”'‘’!！?？()（）\[\]【】]")
-
-
-def _plain(text: str) -> str:
-    """``text`` without whitespace and punctuation: texts are compared in this form."""
-    return _PLAIN_DROP.sub("", text)
-
-
-def _compared(text: str) -> str:
-    """A piece of output in the form an option's text is compared in (:func:`_target`): answer prefixes
-    and edge marks stripped from its front as :func:`cpsd_tasks.reader.normalize` strips them from the
-    option (a leading ``《`` too), then :func:`_plain`."""
-    return _plain(strip_edges(text))
-
-
-@functools.lru_cache(maxsize=4096)
-def _target(option_text: str) -> str:
-    """An option's text as the content rules compare it: normalised, without punctuation."""
-    return _plain(normalize(option_text))
-
-
-# A question's blank ("经（ ）批准", "____"): the words around it make :attr:`_Context.blank`.
-_BLANK = re.compile(r"[(（][ \t\u3000]*[)）]|_{2,}")
-_CLAUSES = re.compile(r"[，,；;。:：!！]")
-
-
-@functools.lru_cache(maxsize=4096)
-def _asking_clause(question: str) -> str:
-    """The question's last clause (after its last comma or full stop), where it asks: "关于违法性认识
-    错误，下列说法正确的是？" → "下列说法正确的是？" (its topic names no polarity)."""
-    for clause in reversed(_CLAUSES.split(question)):
-        if _plain(clause):
-            return clause
-    return question
-
-
-# A head that states the negative ("不应当承担…的是", "错误的是", "女儿不应向…"): it must match the
-# question's own polarity (a head naming what *is* right answers the mirror question).
-_HEAD_NEGATIVE = re.compile(r"不|非|没|未|无需|无须|错误")
-
-
-def _negated_ask(question: str) -> bool:
-    """Whether the question's asking clause (its last clause, after the last comma or full stop)
-    carries a negation: "下列哪一罪名不属于财产犯罪?" yes; "…拒不退还，甲的行为构成何罪？" and
-    "关于违法性认识错误，下列说法正确的是？" no."""
-    return bool(_HEAD_NEGATIVE.search(_asking_clause(question)))
-
-
-# --------------------------------------------------------------------------- verdicts and negations next to a text
-# (read by this rule and by the verdict rule d of :mod:`cpsd_tasks.choices`)
-
-# A verdict right after an option's own text ("A:该合同为附解除条件的合同是错误的。").
-_TEXT_VERDICT = re.compile(r"(?:(?:这个|这一|这种|该|此)?(?:的说法|说法|的表述|表述))?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|(?:是)?符合(?:法律|相关|有关)?(?:法律)?规定的?|符合题意)"
-                           r"|(?P<neg>是?(?:错误|不正确|错)的?|(?:是)?不符合(?:法律|相关|有关)?(?:法律)?规定的?|不符合题意))")
-# A negation right before an option's text ("不构成…", "不属于…"): the text is denied, not stated.
-_NEGATED_CONTENT = re.compile(r"(?:不构成|不是|不属于|并非|不能|不应|不得|不会|没有|无需|不|非)$")
+from cpsd_tasks.reading.question import (HEAD_NEGATIVE, NEGATED_CONTENT, TEXT_VERDICT, Context, compared_text,
+                                         plain_text)
 
 
 # --------------------------------------------------------------------------- rule f: an option's own text
@@ -168,7 +59,7 @@ _JOINERS = ("以及", "和", "及", "与", "并")
 _QUESTION_WORD = re.compile(r"多少|几|什么|哪|何")
 
 
-def _joined(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _joined(plain: str, ctx: Context) -> Optional[frozenset[str]]:
     """The options whose texts, one after another and maybe joined by 以及/和/及/与/并 (punctuation is
     already dropped), make up the whole of ``plain``, each text once; ``None`` when it is anything
     else (a text repeated is a loop, not a statement). Options with one text count together.
@@ -195,7 +86,7 @@ def _joined(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     return tail[0] or None
 
 
-def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _filled(text: str, ctx: Context) -> Optional[frozenset[str]]:
     """The question's sentence written out with an option's text in its blank, as the turn's opening
     statement ("纳税人…经县级以上地方税务局批准，可以…" for "…经()批准，可以…"): that option (rule f),
     under the same guards as :func:`_opening`."""
@@ -205,7 +96,7 @@ def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     opening = _guarded_opening(text)
     if opening is None:
         return None
-    plain = _plain(opening.group("sentence"))
+    plain = plain_text(opening.group("sentence"))
     if ctx.blank_alone and (text[opening.end():].strip(" \t\n。.!！") or _UNDECIDED_FILL.search(plain)):
         return None                          # ("…应当报哪个机关批准?" filled: only as the whole, undecided answer)
     start = plain.find(before)
@@ -249,7 +140,7 @@ _CLAUSE_END = re.compile(r"[，,；;。：:!！?？\n]")
 def _first_clause(option_text: str) -> str:
     """An option's first clause, plain ("紧急避险行为，不承担刑事责任" → "紧急避险行为"): what a clause
     of the answer holds when it states the option."""
-    return _plain(_CLAUSE_END.split(option_text)[0])
+    return plain_text(_CLAUSE_END.split(option_text)[0])
 
 
 _COMMA = re.compile(r"[，,；;]")
@@ -261,24 +152,24 @@ def _clause_head(sentence: str, option_text: str, ends: re.Pattern = _CLAUSE_END
     Clauses end at ``ends`` (:data:`_COMMA`: a colon does not end one, "不正确的说法是：<text>")."""
     first = _first_clause(option_text)
     for clause in ends.split(sentence):
-        at = _plain(clause).find(first) if first else -1
+        at = plain_text(clause).find(first) if first else -1
         if at >= 0:
-            return _plain(clause)[:at]
+            return plain_text(clause)[:at]
     return ""
 
 
-def _head_negated(head: str, ctx: _Context) -> bool:
+def _head_negated(head: str, ctx: Context) -> bool:
     """Whether ``head`` (plain text before an option's text) negates, not counting the question's own
     words copied into it ("…定作人未向承揽人支付…" restates the question; "女儿不应向…" negates)."""
-    return any(head[match.start():match.end() + 1] not in ctx.stem for match in _HEAD_NEGATIVE.finditer(head))
+    return any(head[match.start():match.end() + 1] not in ctx.stem for match in HEAD_NEGATIVE.finditer(head))
 
 
 def _retracted_after(text: str, opening: re.Match) -> bool:
     """Whether the sentence after the opening takes it back ("…。这一说法错误", "…。不对")."""
-    return bool(_RETRACTED.match(_plain(text[opening.end():opening.end() + 40])))
+    return bool(_RETRACTED.match(plain_text(text[opening.end():opening.end() + 40])))
 
 
-def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _opening(text: str, ctx: Context) -> Optional[frozenset[str]]:
     """The turn opens with a statement of an option's text (rule f; a grader reads it as the answer):
     the sentence is the text ("甲公司应支付该款项。根据…"), it states options' texts after 构成/属于/
     是 ("…的行为构成挪用资金罪、金融凭证诈骗罪。") or after the question's own words ("女儿应向张某偿还
@@ -294,18 +185,18 @@ def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     opening = _guarded_opening(text)
     if opening is None:
         return None
-    plain = _plain(opening.group("sentence"))
+    plain = plain_text(opening.group("sentence"))
     if len(plain) < 2 or plain.isdigit():
         return None                          # ("①④②③④…": digits, not a statement)
     if opening.group(0).lstrip()[:1].isdigit() and re.search(r"(?m)^[ \t]*2[ \t]*[、.．)）]", text):
         return None                          # "1. <text>\n2. <text>…": a numbered list, not a statement
-    sentences = {_plain(piece.group("sentence")) for piece in _OPENING.finditer(text)}
+    sentences = {plain_text(piece.group("sentence")) for piece in _OPENING.finditer(text)}
     if sum(1 for target in set(ctx.targets.values()) if target in sentences) >= 2:
         return None                          # the options' texts copied, one a line
     chosen = _stated(plain, ctx)
     if not chosen or _retracted_after(text, opening):
         return None
-    rest = _plain(text[opening.end():])
+    rest = plain_text(text[opening.end():])
     texts = [ctx.targets[key] for key in chosen]
     for key, target in ctx.targets.items():
         if key not in chosen and target in rest and not any(target in own for own in texts):
@@ -322,7 +213,7 @@ def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if plain in ctx.keys_by_conclusion:
         firsts.add(plain)                    # (an opening by an option's last clause: that clause)
     for clause in _CLAUSE_END.split(text[opening.end():]):
-        plain_clause = _plain(clause)
+        plain_clause = plain_text(clause)
         for first in firsts:
             at = plain_clause.find(first)
             while at >= 0:
@@ -332,7 +223,7 @@ def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     return chosen
 
 
-def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _stated(plain: str, ctx: Context) -> Optional[frozenset[str]]:
     """The options an opening sentence (``plain``: without punctuation) states (:func:`_opening`)."""
     whole = _joined(plain, ctx)
     if whole is not None:
@@ -347,7 +238,7 @@ def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     if at == 0:
         judged = re.match(r"(?P<joined>.+?)(?P<verdict>(?:的说法|说法|的表述|表述)?(?:都|均|也)?是?(?:正确|对|错误|不正确|错)的?)$", plain)
         if judged and (options := _joined(judged.group("joined"), ctx)):
-            verdict = _TEXT_VERDICT.fullmatch(judged.group("verdict"))
+            verdict = TEXT_VERDICT.fullmatch(judged.group("verdict"))
             if verdict and (verdict.group("pos") is not None) != ctx.negative_question:
                 return options
         return _asked_words_after(plain, ctx)
@@ -363,7 +254,7 @@ def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     return None
 
 
-def _asked_words_after(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _asked_words_after(plain: str, ctx: Context) -> Optional[frozenset[str]]:
     """Options' texts followed by the question's own last words, as asked ("望湖乡政府办公楼建设用地
     不能取得划拨土地使用权" for "下列哪一建设用地项目不能取得划拨土地使用权?"): those options. The words
     must be the stem's whole ending, at least four characters, not preceded there by a negation (the
@@ -399,7 +290,7 @@ _WHEN = ("后", "时", "前", "之后", "以后", "之前")
 _HEDGED_COPULA = re.compile(r"(?:如果|要|假如|假设|若|难道|认为|以为|是否|可能|也许|或许|焦点|误解)(?:是|为)$|(?:认|以)为$")
 
 
-def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] = None,
+def read_option_text(text: str, ctx: Context, last_label: Optional[tuple[int, str]] = None,
                 labelled: bool = False) -> Optional[frozenset[str]]:
     """Rule f: the option whose own text the answer states (module docstring).
 
@@ -415,7 +306,7 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
         The one option read, or ``None``.
     """
     targets = ctx.targets
-    answer = _compared(text)
+    answer = compared_text(text)
     for key, target in targets.items():
         if target == answer:
             return frozenset({key})
@@ -424,7 +315,7 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
             opened := _opening(text, ctx) or _filled(text, ctx)):
         return opened
     # Copied options ("A:外国人", "…的是A:法与宗教…") are not statements: drop each label with its text.
-    prose = plain = _plain(text)
+    prose = plain = plain_text(text)
     for key, target in targets.items():
         prose = prose.replace(key + target, "\0")
     if ctx.stem and len(ctx.stem) >= 8:
@@ -448,8 +339,8 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
     # "…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。": the last option's own discussion, not a conclusion
     # ("D：根据…规定，<D's text>。因此，<D's text>。": its text in the section's first sentence, too)
     first_sentence = re.match(r"[^。！？!?\n]*", text[tail_start:tail_start + 400]).group(0)
-    own = last_letter if last_letter and (_compared(text[tail_start:tail_start + 80]).startswith(
-        targets.get(last_letter, "\0")) or targets.get(last_letter, "\0") in _plain(first_sentence)) else None
+    own = last_letter if last_letter and (compared_text(text[tail_start:tail_start + 80]).startswith(
+        targets.get(last_letter, "\0")) or targets.get(last_letter, "\0") in plain_text(first_sentence)) else None
     named = set()
     summed: Optional[str] = None             # the option the last naming sentence, a summary, states
     offset = 0
@@ -459,9 +350,9 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
         offset += len(sentence) + 1
         if piece.group(2) in ("?", "？") or re.search(r"[吗呢][ \t]*$", sentence):
             continue                         # "诉讼时效期间为2年？", "是诈骗罪吗": asked
-        plain = _plain(sentence)
+        plain = plain_text(sentence)
         stated = {key: at for key, target in present.items()
-                  if (at := plain.find(target)) >= 0 and not _NEGATED_CONTENT.search(plain[:at])
+                  if (at := plain.find(target)) >= 0 and not NEGATED_CONTENT.search(plain[:at])
                   and not (plain.endswith("在", 0, at) and plain.startswith(_WHEN, at + len(target)))}
         # ("在解除条件成就后…": the text names a time, it is not stated)
         if len(stated) != 1:

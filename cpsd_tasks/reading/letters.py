@@ -11,8 +11,8 @@ option's line or at the head of a copied list, a leading letter skipped when a v
 in ``tests/test_reading.py`` follow the same order). Rule f reads no letter: it finds the options'
 own TEXT in the answer, and needs from the letter rules only where a copied option list's last
 label ends (passed in). It lives in :mod:`cpsd_tasks.choice_text` (~460 lines), with the per-question
-:class:`_Context` and the question readings both modules use (:func:`_plain`, :func:`_negated_ask`,
-:data:`_TEXT_VERDICT`, …). Imports go one way: choices → choice_text → reader.
+:class:`Context` and the question readings both modules use (:func:`plain_text`, :func:`negated_ask`,
+:data:`TEXT_VERDICT`, …). Imports go one way: choices → choice_text → reader.
 
 How an output is read (:func:`read_choices`):
 
@@ -82,12 +82,14 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
-from cpsd_tasks.choice_text import (_BLANK, _HEAD_NEGATIVE, _NEGATED_CONTENT, _TEXT_VERDICT, _asking_clause, _by_content,
-                                    _compared, _Context, _negated_ask, _plain, _target)
-from cpsd_tasks.reader import (FENCE_LINE, HTML_TAG, LONE_SURROGATE, QUESTION_MARKER, answer_text, canonical_declarations,
-                               fold_traditional, mark_echoes, strip_edges, turns)
+from cpsd_tasks.reading.option_text import read_option_text
+from cpsd_tasks.reading.prepare import (FENCE_LINE, HTML_TAG, LONE_SURROGATE, answer_text, canonical_declarations,
+                                        fold_traditional, squeeze, strip_edges)
+from cpsd_tasks.reading.question import (BLANK, HEAD_NEGATIVE, NEGATED_CONTENT, TEXT_VERDICT, Context, asking_clause,
+                                         compared_text, negated_ask, option_target, plain_text)
+from cpsd_tasks.reading.turns import QUESTION_MARKER, mark_echoes, turns
 
 # --------------------------------------------------------------------------- letter lists
 
@@ -308,14 +310,6 @@ _DECLARED_POLARITY = re.compile(r"(?:(?P<neg>错误|不正确|不对|错)(?:的)
 # does; "错误说法是D" (an answer to "…哪一说法是错误的") is not one.
 _WRONG_LABEL = re.compile(r"(?:错误说法|错误答案|错误选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
 _RIGHT_LABEL = re.compile(r"(?:正确答案|正确说法|正确选项)[ \t]*[:：][ \t]*(?P<letter>[A-Z])[ \t]*[:：]")
-_BLANKS = re.compile(r"[^\S\n]+")
-_LINE_BREAK = re.compile(r" ?\n[ \n]*")
-
-
-def squeeze(text: str) -> str:
-    """Collapse whitespace runs to one space (one newline if the run has one), so that the
-    patterns' optional whitespace cannot backtrack over long runs (no quadratic blow-up)."""
-    return _LINE_BREAK.sub("\n", _BLANKS.sub(" ", text))
 
 
 def prepare(output: Optional[str]) -> str:
@@ -347,7 +341,7 @@ def _labels(text: str) -> set[str]:
 _NO_ANSWER: frozenset[str] = frozenset()
 
 
-def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset[str]]:
+def _declared(text: str, ctx: Context, option_list: bool) -> Optional[frozenset[str]]:
     """Rule a: the declared letters; ``None`` when nothing is declared, :data:`_NO_ANSWER` when the
     declarations are garbage (a mapping, an answer key, another answer on each copy)."""
     found: list[frozenset[str]] = []
@@ -393,7 +387,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
                 and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
                 and not (said
                          and not re.search(r"下列|以下|哪", text[max(0, start - 16):start])
-                         and _plain(text[max(0, start - 8):start]) not in ctx.stem)):
+                         and plain_text(text[max(0, start - 8):start]) not in ctx.stem)):
             continue                         # "…下列说法正确的是:A:…": the options copied, from the first
             # (not "错误的说法是：A:…" stated by the model itself)
         if option_list and _opens_list(text, end) and not _ends_with_own_text(text, end, letters, ctx):
@@ -401,7 +395,7 @@ def _declared(text: str, ctx: _Context, option_list: bool) -> Optional[frozenset
             if letters is None:
                 continue                     # "[正确答案]A:三个月;B:五个月…": a copied option list
         if (not strong and ctx.stem_tail and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
-                and _plain(text[max(0, start - 24):end - 1]).endswith(ctx.stem_tail)):
+                and plain_text(text[max(0, start - 24):end - 1]).endswith(ctx.stem_tail)):
             continue                         # "…哪些事项应予继承，说法正确的有A:…": the question restated, its options copied
         line_start = newlines[bisect.bisect_left(newlines, start) - 1] + 1 if newlines and newlines[0] < start else 0
         label = _line_label_before(text, line_start, start)
@@ -536,17 +530,17 @@ _LINE_LABEL = re.compile(r"[ \t]*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]�
 _EMPTY_LABEL = re.compile(r"\s*(?:\d{1,2}[.、)] ?)?[(（\[【]?[A-Z][)）\]】]?\s*[:：.．、]\s*")
 
 
-def _ends_with_own_text(text: str, end: int, letters: frozenset[str], ctx: _Context) -> bool:
+def _ends_with_own_text(text: str, end: int, letters: frozenset[str], ctx: Context) -> bool:
     """Whether all that follows a declared letter is its option's whole text ("…\n正确答案：A: 皇帝所尊请而来的
     客人" at the end of the output): a declaration, not a copied list cut off by the length limit."""
     target = ctx.targets.get(next(iter(letters)), "") if len(letters) == 1 else ""
     if not target or len(text) - end > 3 * len(target) + 20:
         return False                         # (only a short rest is looked at: linear)
     rest = re.sub(r"^[ \t]*[:：.．、][ \t]*", "", text[end:])
-    return _compared(rest) == target
+    return compared_text(rest) == target
 
 
-def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) -> Optional[frozenset[str]]:
+def _declared_part(text: str, end: int, letters: frozenset[str], ctx: Context) -> Optional[frozenset[str]]:
     """The letters of a declared list that leaves the first option out ("正确答案：B:<B's text>;C:<C's
     text>;D:<D's text>。", "【答案】：【B】<text>。【C】<text>。") or ends before the last one ("正确的做法应该是
     A:<A's text>;B:<B's text>;C:<C's text>。"), up to the line's end or the next
@@ -564,7 +558,7 @@ def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) 
     listed = set(letters)
     for letter, after in labels:
         target = ctx.targets.get(letter)
-        if letter not in ctx.valid or not target or not _compared(part[after:after + 2 * len(target) + 10]).startswith(target):
+        if letter not in ctx.valid or not target or not compared_text(part[after:after + 2 * len(target) + 10]).startswith(target):
             return None                      # a label without its own text ("B:甲;C:乙…": shifted)
         listed.add(letter)
     if len(listed) < 2 or listed == ctx.valid:
@@ -572,7 +566,7 @@ def _declared_part(text: str, end: int, letters: frozenset[str], ctx: _Context) 
     if min(ctx.valid) in listed and not (max(ctx.valid) not in listed and part.rstrip().endswith("。")):
         return None                          # (from the first option: a copy, unless it ends before the last)
     first = next(iter(letters)) if len(letters) == 1 else None
-    if first is None or not _compared(text[end:end + 2 * len(ctx.targets.get(first, "")) + 12]).startswith(
+    if first is None or not compared_text(text[end:end + 2 * len(ctx.targets.get(first, "")) + 12]).startswith(
             ctx.targets.get(first, "\0")):
         return None                          # the declared letter, too, with its own text
     return frozenset(listed)
@@ -629,7 +623,7 @@ _DECLARED_TEXT = re.compile(r"(?:最终答案|正确答案|参考答案|答案|�
                             r"(?P<content>[^\n。；;]{2,80})")
 
 
-def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _declared_text(text: str, ctx: Context) -> Optional[frozenset[str]]:
     """A declaration followed by an option's own text ("[正确答案]中国法"), or by the last clause that
     is this option's alone ("正确答案: 丁构成抢劫罪而不构成抢夺罪。" for "丁骑摩托车…丁构成抢劫罪而不构成
     抢夺罪"): that option."""
@@ -641,11 +635,11 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
         if _line_label_before(text, line_start, match.start()):
             continue                         # "A. <text>; 正确答案 <text>": a mark on an option's line (a verdict)
         matches.append(match)
-    if (len({_compared(match.group("content")) for match in matches} & set(ctx.keys_by_target)) >= 2
+    if (len({compared_text(match.group("content")) for match in matches} & set(ctx.keys_by_target)) >= 2
             and len(QUESTION_MARKER.findall(text)) >= 2):
         return None                          # "解决这个问题：… 解决方案：公室告 … 解决这个问题：… 解决方案：家罪": an answer per copy
     for match in reversed(matches):          # (the last one: a self-correction wins)
-        content = _compared(match.group("content"))
+        content = compared_text(match.group("content"))
         named = {key for key, target in ctx.targets.items() if content == target}
         if len(named) == 1:
             return frozenset(named)
@@ -654,7 +648,7 @@ def _declared_text(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     return None
 
 
-def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _first_line_answer(text: str, ctx: Context) -> Optional[frozenset[str]]:
     """The first line is one option with its own text ("A 甲某个人成立合同诈骗罪"), or its letter alone,
     and the next line is not another label: an answer, even when copies of the question and its options follow (but
     not when the other options follow with their own text and no copy of the question: a walk
@@ -665,7 +659,7 @@ def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     alone = re.fullmatch(r"[ \t]*([A-Z])[ \t]*", lines[0])
     if (alone and alone.group(1) in ctx.valid and len(_LONE_LETTER.findall(text)) == 1
             and not _LABEL.match(lines[1]) and not _SPACED_LABEL.match(lines[1])
-            and not _compared(lines[1]).startswith(ctx.targets.get(alone.group(1), "\0")[:6])
+            and not compared_text(lines[1]).startswith(ctx.targets.get(alone.group(1), "\0")[:6])
             and not _listed_after(lines[1:], alone.group(1), ctx)):
         # "A\n<discussion>…": a letter alone on the first line (not "A\n<A's text>;\n<B's text>…", a label
         # on a line of its own above a copied list)
@@ -678,21 +672,21 @@ def _first_line_answer(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     if not label or _LABEL.match(lines[1]) or _SPACED_LABEL.match(lines[1]) or len(_labels(lines[0])) > 1:
         return None
     target = ctx.targets.get(letter)
-    if letter in ctx.valid and target and _compared(lines[0][label.end():]).startswith(target):
+    if letter in ctx.valid and target and compared_text(lines[0][label.end():]).startswith(target):
         rest = text[text.find(lines[0]) + len(lines[0]):]
-        if len(_labels(rest) - {letter}) >= 2 and not (ctx.stem_tail and ctx.stem_tail in _plain(rest)):
+        if len(_labels(rest) - {letter}) >= 2 and not (ctx.stem_tail and ctx.stem_tail in plain_text(rest)):
             return None                      # "A:…; 依据… B:…。C:…": every option discussed in turn
         return frozenset({letter})
     return None
 
 
-def _listed_after(lines: list[str], letter: str, ctx: _Context) -> bool:
+def _listed_after(lines: list[str], letter: str, ctx: Context) -> bool:
     """Whether ``lines`` are the option list from ``letter`` on, one option a line, its first item reworded
     ("A\n董事会成员可以由股东会选举…\n<B's text>\n<C's text>\n<D's text>": a label above a copied list)."""
     following = sorted(key for key in ctx.targets if key > letter)
     if len(lines) != len(following) + 1 or not following:
         return False
-    return all(_compared(line).startswith(ctx.targets[key][:8]) for line, key in zip(lines[1:], following))
+    return all(compared_text(line).startswith(ctx.targets[key][:8]) for line, key in zip(lines[1:], following))
 
 
 # A concluding sentence that calls an option right or wrong at some distance ("综上所述，选项A是关于
@@ -748,7 +742,7 @@ def _bare_predicate(stem: str) -> str:
     return _ASKED_NOUN.sub("", _predicate(stem))
 
 
-def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
+def _text_verdicts(text: str, ctx: Context) -> dict[str, set[bool]]:
     """Per-option sentences that state an option's own text and then a verdict on it: "A:<text>是
     错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
     教唆犯。" for "下列哪种情形属于教唆犯?": the option answers the question as asked)."""
@@ -772,7 +766,7 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         sentence = text[label.end():end.start() if end else len(text)]
         if _ASKED_BACK.search(sentence):
             continue                         # "A:<text>属于教唆犯？": asked, not stated
-        stated = _plain(sentence)
+        stated = plain_text(sentence)
         if len(asked) >= 4 and stated == asked:
             found.setdefault(letter, set()).add(not ctx.negative_question)   # "A:不违反上诉不加刑原则。"
             continue
@@ -783,17 +777,17 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         if not rest and end is not None and text[end.start()] == "\n":
             # the option's own line; its verdict opens the next ("A: <text>\n正确答案: 正确。")
             verdict = _NEXT_VERDICT.match(text, end.end())
-            rest = _plain(verdict.group("verdict")) if verdict and not _ASKED_BACK.search(verdict.group(0)) else ""
+            rest = plain_text(verdict.group("verdict")) if verdict and not _ASKED_BACK.search(verdict.group(0)) else ""
             if (predicate and len(rest) >= 3 and predicate.endswith(rest)
-                    and not _HEAD_NEGATIVE.search(predicate[:len(predicate) - len(rest)])):
+                    and not HEAD_NEGATIVE.search(predicate[:len(predicate) - len(rest)])):
                 rest = predicate                 # "人不应当回避" asked, "不应当回避" said (not "应当回避")
             into = below
         if not rest:
             continue
-        judged = _TEXT_VERDICT.fullmatch(rest)
+        judged = TEXT_VERDICT.fullmatch(rest)
         if not judged and into is found and not predicate_match(rest):
             # "A: <text>，这是…的职权调整，不属于…的调整范围。": the sentence's last clause is the predicate
-            last = _plain(_LAST_CLAUSE.split(sentence)[-1])
+            last = plain_text(_LAST_CLAUSE.split(sentence)[-1])
             if (last and len(last) < len(rest) and rest.endswith(last) and predicate_match(last)
                     and not _SUPPOSED.search(rest)):
                 rest = last
@@ -811,22 +805,22 @@ def _text_verdicts(text: str, ctx: _Context) -> dict[str, set[bool]]:
         for sentence, after in zip(pieces, pieces[1:]):
             if len(sentence) < shortest or len(after) > 16:
                 continue                     # (cheap length checks before the text is normalised)
-            keys = by_text.get(_plain(sentence))
-            after = _plain(after)
-            judged = _TEXT_VERDICT.fullmatch(after) if keys and len(after) <= 12 else None
+            keys = by_text.get(plain_text(sentence))
+            after = plain_text(after)
+            judged = TEXT_VERDICT.fullmatch(after) if keys and len(after) <= 12 else None
             for key in keys if judged else ():
                 found.setdefault(key, set()).add(judged.group("pos") is not None)
     return found
 
 
-def _header_verdicts(text: str, ctx: _Context) -> dict[str, bool]:
+def _header_verdicts(text: str, ctx: Context) -> dict[str, bool]:
     """Verdicts from :data:`_VERDICT_HEADER` lines on the option lines under them, up to the next
     header (lines explaining an option may come between the option lines: "下列表述是不正确的：\n
     A: …\n<why>\nB: …"). The first line under a header must be an option line. A header that
     restates the question is none (its text is part of the stem)."""
     found: dict[str, bool] = {}
     headers = [h for h in _VERDICT_HEADER.finditer(text)
-               if not _ASKING.search(h.group(0)) and _plain(h.group(0)).replace("是", "") not in ctx.stem.replace("是", "")]
+               if not _ASKING.search(h.group(0)) and plain_text(h.group(0)).replace("是", "") not in ctx.stem.replace("是", "")]
     for number, header in enumerate(headers):
         block = text[header.end():headers[number + 1].start() if number + 1 < len(headers) else len(text)]
         lines = [line for line in block.split("\n") if line.strip()]
@@ -841,7 +835,7 @@ def _header_verdicts(text: str, ctx: _Context) -> dict[str, bool]:
     return found
 
 
-def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> Optional[frozenset[str]]:
+def _verdicts(text: str, ctx: Context, text_verdicts: dict[str, set[bool]]) -> Optional[frozenset[str]]:
     """The options the turn's verdicts choose (rule d; ``text_verdicts``: :func:`_text_verdicts` of
     ``text``, computed once by the caller, which also uses it)."""
     verdict: dict[str, bool] = {}
@@ -868,7 +862,7 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
                   and _letters(listed.group(0), ctx.valid) != ctx.valid       # (not "只有A、B、C、D中的一个…")
                   and (said := _SAID.match(text, listed.end()) or _ONLY_SAID.match(text, listed.end()))
                   and not _VERDICT_WORD.search(said.group("said"))
-                  and (_shares_words(_plain(said.group("said")), ctx.stem) or not _CONDEMNED.search(said.group("said")))
+                  and (_shares_words(plain_text(said.group("said")), ctx.stem) or not _CONDEMNED.search(said.group("said")))
                   and not _only_hedged(text, listed.start() - 2)
                   and not _ONLY_WITHDRAWN.match(text, said.end())):
                 for letter in _letters(listed.group(0), ctx.valid):     # "只有C是符合…承保条件" (…不属于…的是):
@@ -902,7 +896,7 @@ def _verdicts(text: str, ctx: _Context, text_verdicts: dict[str, set[bool]]) -> 
         if match.group("number"):           # "1. <option A's text> 正确答案": numbered options
             letter = chr(ord("A") + int(match.group("number")) - 1)
             target = ctx.targets.get(letter, "\0")
-            if target[-6:] not in _plain(match.group("text")):
+            if target[-6:] not in plain_text(match.group("text")):
                 continue
         if letter in ctx.valid:
             positive = match.group("pos") is not None
@@ -939,7 +933,7 @@ def _asked_about(text: str, position: int, option_text: str = "") -> bool:
     return len(following.strip()) <= 8 and bool(_ASKS.search(following)) and not _WHY.match(following)
 
 
-def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _read_turn(text: str, ctx: Context) -> Optional[frozenset[str]]:
     if not text.strip():
         return None
     if "." in text or ":" in text or "：" in text:
@@ -974,7 +968,7 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     spaced = set(_SPACED_LABEL.findall(text))
     if len(spaced) >= 2:
         labels |= spaced                     # "A 遗赠…\nB 遗赠…": letters and a space opening lines
-    plain = _plain(text)
+    plain = plain_text(text)
     present = [target for target in set(ctx.targets.values()) if len(target) >= 2 and target in plain]
     # (a text inside another present one is not a copy of its own: "优先购买权" in "同等条件下的优先购买权")
     copied = sum(1 for target in present if not any(target != other and target in other for other in present))
@@ -1020,16 +1014,16 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
             label = inline[0]
             letter = label.group("letter")
             target = ctx.targets.get(letter, "")
-            stated = _plain(text[label.end():label.end() + 3 * len(target) + 20])
+            stated = plain_text(text[label.end():label.end() + 3 * len(target) + 20])
             before = text[label.start() - 1:label.start()] if label.start() else "\n"
             prose = bool(re.match(r"[A-Za-z0-9,\s]", before.replace("\n", ""))) and text[label.start()] not in "[(（【"
-            negated = bool(_NEGATED_CONTENT.search(_plain(text[max(0, label.start() - 6):label.start()])))
+            negated = bool(NEGATED_CONTENT.search(plain_text(text[max(0, label.start() - 6):label.start()])))
             # "〖指令〗…下列说法正确的是:A:<A's text>" and no more: the prompt's copy, cut off
             cut_copy = (letter == min(ctx.valid) and ctx.stem_tail
-                        and _plain(text[:label.start()]).endswith(ctx.stem_tail)
+                        and plain_text(text[:label.start()]).endswith(ctx.stem_tail)
                         and len(text) - label.end() <= len(ctx.texts.get(letter, "")) + 4
                         and not text.rstrip().endswith(_SENTENCE_ENDS) and "〖" in text)
-            if (not target or stated.startswith(target[:8])) and not prose and not negated and not cut_copy \
+            if (not target or stated.startswith(target[:8])) and not prose and not negated and not cut_copy\
                     and letter not in judged and not _asked_about(text, label.end(), ctx.texts.get(letter, "")):
                 return frozenset({letter})     # "…情形的?D:案件事实基本查清…": a label with its option text
     lines = text.splitlines()
@@ -1049,10 +1043,10 @@ def _read_turn(text: str, ctx: _Context) -> Optional[frozenset[str]]:
                 break                        # "…\nC" ending a long output: a word cut off ("C corporation")
             return letters
     last = max(_LABEL.finditer(text), key=lambda m: m.end(), default=None) if option_list else None
-    return _by_content(text, ctx, (last.end(), _label_letter(last)) if last else None, labelled=len(labels) >= 2)
+    return read_option_text(text, ctx, (last.end(), _label_letter(last)) if last else None, labelled=len(labels) >= 2)
 
 
-def _repeated_item(lines: list[str], ctx: _Context) -> Optional[frozenset[str]]:
+def _repeated_item(lines: list[str], ctx: Context) -> Optional[frozenset[str]]:
     """The option whose label and whole text make the last line, right after a whole copy of the options
     that does not lead to it ("…侵占罪:A:<A's text>;B:…;D:<D's text>。\nD:<D's text>。" → D; not the
     next item of a copy, "A:…\nB:…", a copy started again, "…D:…\nA:<A's text>", nor a line repeated), else
@@ -1064,7 +1058,7 @@ def _repeated_item(lines: list[str], ctx: _Context) -> Optional[frozenset[str]]:
     label = _ITEM_LABEL.match(line)
     if not label or (letter := label.group("letter")) not in ctx.targets:
         return None
-    if _compared(line[label.end():]) != ctx.targets[letter]:
+    if compared_text(line[label.end():]) != ctx.targets[letter]:
         return None
     inline = [m.group("letter") for m in _INLINE_LABEL.finditer(previous)]
     before = _ITEM_LABEL.match(previous)
@@ -1075,7 +1069,7 @@ def _repeated_item(lines: list[str], ctx: _Context) -> Optional[frozenset[str]]:
         expected = min(ctx.valid) if expected > max(ctx.valid) else expected
     else:
         return None
-    copied = _plain("".join(filled[:-1]))
+    copied = plain_text("".join(filled[:-1]))
     if expected == letter or not all(target in copied for target in ctx.targets.values()):
         return None
     return frozenset({letter})
@@ -1089,7 +1083,7 @@ _NOT_RESTATED = re.compile(r"如果|假如|假设|若|观点|有人|认为|容�
 _DECLARED_POLARITY_IN = re.compile(r"(?P<neg>错误|不正确|不对)(?:的)?(?:说法|表述|选项|答案)?(?:的)?(?:是|为|有)|(?<![不错])正确(?:的)?(?:说法|表述)?(?:的)?(?:是|为|有)")
 
 
-def _redeclared(turn: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _redeclared(turn: str, ctx: Context) -> Optional[frozenset[str]]:
     """The letters declared on the first line after an answer's last end marker ("[正确答案]B<eoa>\n\n其中错误
     的是A。", "…<eoa> 推进…的基本原则是[B]坚持…"), when that line is no question, instruction or option list,
     else ``None``: the answer stated last (rule a: the last declaration wins; :func:`read_choices` takes one
@@ -1108,7 +1102,7 @@ def _redeclared(turn: str, ctx: _Context) -> Optional[frozenset[str]]:
     return declared
 
 
-def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
+def _posed_question(turn: str, ctx: Context) -> Optional[re.Match]:
     """The first question the model poses after it answered ("正确答案：B … 请问下列哪一项…？"
     followed by options) that is not this question restated, else ``None``."""
     if not ctx.stem:
@@ -1119,14 +1113,14 @@ def _posed_question(turn: str, ctx: _Context) -> Optional[re.Match]:
             continue
         if _ITEM_LABEL.match(match.group(0).lstrip()):
             continue                         # "A:盗窃罪？\nB:诈骗罪？": options asked about in turn
-        line = _plain(match.group(0))
+        line = plain_text(match.group(0))
         if match.group(0).rstrip().endswith((":", "：")):
             # "关于聚众犯罪，下列说法错误的是:A:…；B:…": a question posed with its options inline, from the
             # first; not "…错误的是：B:<B's text>" (an answer stated), nor this question restated
             options = _INLINE_OPTIONS.match(turn, match.end())
             if (not options or options.group("first") != min(ctx.valid)
                     or options.group("second") != chr(ord(options.group("first")) + 1)
-                    or (line[-6:] in ctx.stem and (line[:10] in ctx.stem or _plain(
+                    or (line[-6:] in ctx.stem and (line[:10] in ctx.stem or plain_text(
                         turn[match.end():options.end()])[1:].startswith(ctx.targets.get(min(ctx.valid), "\0"))))):
                 continue                     # (this question restated, maybe after a prefix: "我重新审题。…")
         if not line or (line[:10] in ctx.stem and line[-6:] in ctx.stem):
@@ -1164,7 +1158,7 @@ def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str, list
     """Whether a question/instruction marker is *not* where another exchange starts: an echo of the
     instructions as the output's first words (``first``: only markers before it), or a question
     marker that restates this question (``题目：<this stem>``, or ``解决这个问题：A:家罪;B:公罪…``: its
-    options, ``listed`` being them written out as :attr:`_Context.listed` holds them). A question marker that introduces
+    options, ``listed`` being them written out as :attr:`Context.listed` holds them). A question marker that introduces
     another question ("案件：<a case the model made up>") starts one even as the first words;
     without the stem, first words don't."""
     if "〖" in marker.group(0) or re.search(r"角色|任务|输入|约束|请从", marker.group(0)):
@@ -1173,7 +1167,7 @@ def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str, list
         return True                          # ("请问：…": another exchange only after an answer, see the caller)
     if _HEADER_NEXT.match(turn, marker.end()):
         return True                          # "【问题】〖指令〗…": a header; the next marker decides
-    if listed and len(listed) >= 6 and _plain(turn[marker.end():marker.end() + 2 * len(listed) + 20]).startswith(listed):
+    if listed and len(listed) >= 6 and plain_text(turn[marker.end():marker.end() + 2 * len(listed) + 20]).startswith(listed):
         return True
     if stem:
         return _restates(turn, marker.end(), stem)
@@ -1182,8 +1176,8 @@ def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str, list
 
 def _restates(text: str, position: int, stem: str) -> bool:
     """Whether the text after a question marker restates this question (``题目：<the stem>``);
-    ``stem`` is the question as :attr:`_Context.stem` holds it."""
-    after = _QUESTION_TYPE.sub("", _plain(text[position:position + 60]).lstrip("0123456789"), 1)[:10]
+    ``stem`` is the question as :attr:`Context.stem` holds it."""
+    after = _QUESTION_TYPE.sub("", plain_text(text[position:position + 60]).lstrip("0123456789"), 1)[:10]
     return len(after) >= 6 and after in stem
 
 
@@ -1212,7 +1206,7 @@ def _next_label(lines: list[str], valid: Iterable[str] = "ABCD") -> Optional[str
     return None
 
 
-def _rejoin_list(pieces: list[str], ctx: _Context) -> list[str]:
+def _rejoin_list(pieces: list[str], ctx: Context) -> list[str]:
     """The turns, or one piece when the end markers only separate the items of an option list:
     two or more later turns open with an option's label and its own text (its first 12 characters: the rest
     may be reworded)
@@ -1225,11 +1219,11 @@ def _rejoin_list(pieces: list[str], ctx: _Context) -> list[str]:
     for number, piece in enumerate(pieces[1:], 1):
         label = _ITEM_LABEL.match(piece.lstrip())
         if label and (target := ctx.targets.get(label.group("letter"))):
-            items += _compared(piece.lstrip()[label.end():label.end() + 2 * len(target) + 10]).startswith(target[:12])
+            items += compared_text(piece.lstrip()[label.end():label.end() + 2 * len(target) + 10]).startswith(target[:12])
         elif (target := ctx.targets.get(piece.strip())) and number + 1 < len(pieces):
             # "…?<eoa>A<eoa>，<A's text>。\n<eoa>B<eoa>，<B's text>…": the label alone between markers
             following = pieces[number + 1]
-            items += _compared(following[:2 * len(target) + 10]).startswith(target[:12])
+            items += compared_text(following[:2 * len(target) + 10]).startswith(target[:12])
         numbered += bool(_NUMBERED_DECLARATION.match(piece))
     if numbered >= 2 * len(ctx.valid) and _NUMBERED_DECLARATION.match(pieces[0]):
         return ["\n".join(pieces)]          # "1. [正确答案]A<eoa>\n2. [正确答案]B<eoa>…": an answer key, read whole
@@ -1294,18 +1288,18 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     valid = frozenset(texts)
     if not valid:
         return ChoiceReading(None, None)
-    negative = bool(question) and bool(_NEGATIVE_QUESTION.search(_asking_clause(question)))
-    targets = {key: _target(value) for key, value in texts.items() if value}
+    negative = bool(question) and bool(_NEGATIVE_QUESTION.search(asking_clause(question)))
+    targets = {key: option_target(value) for key, value in texts.items() if value}
     folded = fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))
-    blank = _BLANK.search(folded)
+    blank = BLANK.search(folded)
     asked_blank = None if blank else _ASKED_BLANK.search(folded)
     gap = blank or asked_blank
-    ctx = _Context(valid=valid, texts=texts, negative_question=negative,
+    ctx = Context(valid=valid, texts=texts, negative_question=negative,
                    targets={key: value for key, value in targets.items() if value},
-                   stem=_plain(folded),
-                   blank=(_plain(folded[:gap.start()])[-6:], _plain(folded[gap.end():])[:6]) if gap else ("", ""),
+                   stem=plain_text(folded),
+                   blank=(plain_text(folded[:gap.start()])[-6:], plain_text(folded[gap.end():])[:6]) if gap else ("", ""),
                    blank_alone=asked_blank is not None,
-                   negated_ask=_negated_ask(folded))
+                   negated_ask=negated_ask(folded))
     text = prepare(output)
     if not text.strip():
         return ChoiceReading(None, None)
@@ -1382,6 +1376,25 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     if not answer:
         return ChoiceReading(None, None)
     return ChoiceReading("".join(sorted(answer)), first)
+
+
+
+
+def letters_of(options: Any) -> dict[str, str]:
+    """Turn a doc's ``options`` into ``{letter: text}``.
+
+    Args:
+        options: the harness form (list of ``{"key", "text"}``, see :mod:`cpsd_tasks.data`), the
+            file form (``{letter: text}``) or ``None``.
+
+    Returns:
+        ``{letter: text}`` (empty for 判断 questions).
+    """
+    if not options:
+        return {}
+    if isinstance(options, Mapping):
+        return {str(k): str(v) for k, v in options.items()}
+    return {str(o["key"]): str(o.get("text") or "") for o in options}
 
 
 def extract_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str],
