@@ -10,7 +10,11 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping, Optional
 
-from cpsd_tasks.reading.lexicon import NAMES_NOTHING_AFTER, NAMES_NOTHING_BEFORE, NEGATIONS
+from cpsd_tasks.reading.lexicon import (
+    NAMES_NOTHING_AFTER,
+    NAMES_NOTHING_BEFORE,
+    NEGATIONS,
+)
 from cpsd_tasks.reading.normalize import drop_questions, normalize
 from cpsd_tasks.reading.prepare import squeeze_spaces
 

@@ -7,8 +7,15 @@ import functools
 import re
 from typing import Optional
 
-from cpsd_tasks.reading.prepare import FENCE_LINE, HTML_TAG, canonical_declarations, fold_traditional, strip_edges
+from cpsd_tasks.reading.prepare import (
+    FENCE_LINE,
+    HTML_TAG,
+    canonical_declarations,
+    fold_traditional,
+    strip_edges,
+)
 from cpsd_tasks.reading.turns import own_turn
+
 
 def normalize(text: Optional[str]) -> str:
     """Normalise an answer or a gold string for comparison (SPEC §4).

@@ -45,9 +45,16 @@ import functools
 import re
 from typing import Optional
 
-from cpsd_tasks.reading.question import (HEAD_NEGATIVE, NEGATED_CONTENT, TEXT_VERDICT, Context, compared_text,
-                                         plain_text)
-
+from cpsd_tasks.reading.letter_patterns import LABEL, label_letter
+from cpsd_tasks.reading.question import (
+    HEAD_NEGATIVE,
+    NEGATED_CONTENT,
+    TEXT_VERDICT,
+    Context,
+    compared_text,
+    plain_text,
+)
+from cpsd_tasks.reading.rule_kit import Turn
 
 # --------------------------------------------------------------------------- rule f: an option's own text
 
@@ -374,3 +381,21 @@ def read_option_text(text: str, ctx: Context, last_label: Optional[tuple[int, st
     if len(named) >= 2 and summed is not None:
         return frozenset({summed})           # "因此，<B's text>。…综上所述，<C's text>。": the summary's
     return frozenset(named) if len(named) == 1 else None
+
+
+def option_text(turn: Turn) -> Optional[frozenset[str]]:
+    """The options named by their own text (:func:`read_option_text`): the whole answer, the opening
+    statement, or exactly one option's text stated in the prose (past a copied list's last label).
+
+    In detail: the option's own text (:mod:`cpsd_tasks.choice_text`): the whole answer equals it, the turn
+    opens by stating it (after 构成/属于/是, in the question's own words, followed by the question's last
+    words, as one option's own last clause, or the question's blank ``（ ）`` or its ``哪个机关`` filled
+    in), or, outside copied option lines, exactly one option's text (at least four characters after
+    a conclusion, or right after 是/为/指的是; of several, the one a ``综上所述`` summary states last) is
+    stated.
+
+    Example: ``"甲的行为构成诈骗罪。"`` → the option whose text is 诈骗罪.
+    """
+    last = max(LABEL.finditer(turn.text), key=lambda m: m.end(), default=None) if turn.option_list else None
+    return read_option_text(turn.text, turn.ctx, (last.end(), label_letter(last)) if last else None,
+                            labelled=len(turn.labels) >= 2)

@@ -21,7 +21,6 @@ import re
 import unicodedata
 from typing import Optional
 
-
 # --------------------------------------------------------------------------- reasoning blocks
 
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)

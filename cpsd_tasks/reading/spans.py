@@ -7,7 +7,6 @@ from typing import Optional
 
 from cpsd_tasks.reading.normalize import normalize
 
-
 _NAME_SPLIT = re.compile(r"[、，,;；和及与\s]+")
 # A role title before a name ("被告人汤某丙") is not part of the name.
 _ROLE_TITLE = re.compile(r"^(?:原审被告人|被告人|被害人|受害人|犯罪嫌疑人|嫌疑人|被上诉人|上诉人|证人|报案人|报警人|"
