@@ -343,7 +343,8 @@ def test_reading_is_in_every_sample_record():
             "options": [{"key": k, "text": v} for k, v in LAW.items()]}
     rec = qa.process_results(exam, ["[正确答案]B<eoa>"])["reading"]
     # end markers and a bracketed declaration are not content: "[正确答案]B<eoa>" is the bare letter
-    assert rec == {"answer": "B", "class": "correct", "refused": False, "qtype": "单选", "truncated": False}
+    assert rec == {"answer": "B", "class": "correct", "refused": False, "qtype": "单选", "truncated": False,
+                   "rule": "declared"}
     rec = qa.process_results(exam, ["我选B，因为诈骗罪以非法占有为目的"])["reading"]
     assert (rec["answer"], rec["class"]) == ("B", "format")
     clf = {"task": "rumor", "id": "r", "text": "t", "label": "谣言"}

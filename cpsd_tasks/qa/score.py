@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Optional
 
 from rapidfuzz.distance import Levenshtein
@@ -94,6 +94,9 @@ class QAJudgement:
         error_class: SPEC §4.6 class. ``correct`` needs the required form too (the bare label or
             letters; for spans, the span rule itself); ``format`` = right answer in the wrong form
             (for spans: the gold is inside a longer answer that the rule rejects).
+        rule: for option letters, the reading rule that decided (``"declared"``, ``"verdicts"`` …,
+            :data:`cpsd_tasks.reading.letters.RULES`); ``None`` otherwise.
+        reason: for option letters read as no answer, why (``"copied option list"`` …); else ``None``.
     """
 
     qtype: str
@@ -103,6 +106,8 @@ class QAJudgement:
     parsed: bool
     refusal: bool
     error_class: str
+    rule: Optional[str] = None
+    reason: Optional[str] = None
 
 
 def _finish(qtype: str, prediction: Optional[str], correct: bool, strict_correct: bool,
@@ -187,7 +192,8 @@ def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None
     if qtype == "多选":
         partial = len(letters) / len(gold_set) if letters and letters <= gold_set else 0.0
     strict = normalize(output) == gold
-    return _finish(qtype, prediction, correct, strict, output, partial=partial)
+    return replace(_finish(qtype, prediction, correct, strict, output, partial=partial), rule=read.rule,
+                   reason=read.reason)
 
 
 def weighted_total(per_type: Mapping[str, float], counts: Mapping[str, int]) -> float:
