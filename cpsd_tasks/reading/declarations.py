@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass, field
 from typing import Optional
 
 from cpsd_tasks.reading.letter_patterns import (
@@ -75,135 +76,302 @@ _RIGHT_LABEL = re.compile(r"(?:正确答案|正确说法|正确选项)[ \t]*[:�
 
 
 
+@dataclass
+class _Site:
+    """One declaration being examined: its match, whether its head is strong (``答案：``, ``故选``; a weak
+    head is ``是``/``为`` + a label), the letters it names and where its line starts."""
+
+    text: str
+    ctx: Context
+    option_list: bool
+    match: re.Match
+    strong: bool
+    fragment: str = ""
+    letters: frozenset[str] = frozenset()
+    line_start: int = 0
+
+    @property
+    def start(self) -> int:
+        return self.match.start()
+
+    @property
+    def end(self) -> int:
+        return self.match.end()
+
+    @property
+    def head_end(self) -> int:
+        """Where the declared letters start (the end of the head)."""
+        return self.match.start(self.fragment)
+
+    @property
+    def said(self) -> Optional[re.Match]:
+        """The polarity the head states ("错误的说法是", "正确的是"), or ``None``."""
+        return _DECLARED_POLARITY.search(self.text, max(0, self.head_end - 12), self.head_end)
+
+
+@dataclass
+class _Declarations:
+    """What the declarations of one turn add up to, as :func:`read_declared` examines them in order."""
+
+    text: str
+    found: list[frozenset[str]] = field(default_factory=list)
+    after_copy: list[bool] = field(default_factory=list)      # the options were copied again since the last one
+    polarity: list[Optional[bool]] = field(default_factory=list)   # "正确的说法是：B" True, "错误的说法是：A" False
+    in_label_lines: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    called_wrong: list[bool] = field(default_factory=list)    # the rest of such a line calls the option wrong
+    previous: int = 0
+    numbered: int = 0                        # declarations on numbered lines ("17. 答案：A")
+    looped: bool = False
+    final: bool = False                      # the last declaration is a final answer
+
+    def __post_init__(self) -> None:
+        self.newlines = [m.start() for m in _NEWLINE.finditer(self.text)]     # line starts by bisection (linear)
+        self.opens = [m.start() for m in re.finditer("“", self.text)]          # quotation marks, by bisection
+        self.closes = [m.start() for m in re.finditer("”", self.text)]
+
+    def line_start(self, position: int) -> int:
+        """Where the line holding ``position`` starts."""
+        newlines = self.newlines
+        return newlines[bisect.bisect_left(newlines, position) - 1] + 1 if newlines and newlines[0] < position else 0
+
+
+# --------------------------------------------------------------------------- rule declared: the guards
+# Each guard says why one declaration is skipped; they are tried in this order.
+
+
+def _negated_or_example(site: _Site) -> bool:
+    """After a negation or in an example: ``不选C``, ``答案不是B``, ``例如[正确答案]A``."""
+    return bool(_SKIP_BEFORE.search(site.text, max(0, site.start - 12), site.start))
+
+
+def _lists_wrong_answers(site: _Site) -> bool:
+    """A list of the wrong answers: ``错误答案：A,B,C``."""
+    return site.strong and bool(_WRONG_LIST.search(site.text, max(0, site.start - 4), site.start))
+
+
+def _retracted(site: _Site) -> bool:
+    """Retracted or asked right after: ``答案：A（不对）``, ``选B吗？``, ``答案为A、B、C、D中的一个``."""
+    return bool(_RETRACTED_RE.match(site.text, site.end))
+
+
+def _rewritten_options(site: _Site) -> bool:
+    """The model's own options, rewritten: ``答案：A.A,B,C`` after ``A.A,B,C\\nB.A,B,D…``."""
+    return bool(_COMBINATION.match(site.text, site.end))
+
+
+def _answer_format(site: _Site) -> bool:
+    """The answer format, no choice: ``答案：A/B/C/D``."""
+    return site.letters == site.ctx.valid and "/" in site.match.group(site.fragment)
+
+
+def _every_letter_looped(site: _Site) -> bool:
+    """One answer slot followed by every letter in a loop: ``【答案】：【B】【D】【C】【A】【D】【B】…``."""
+    return (site.letters == site.ctx.valid
+            and len(LOOP_LETTER.findall(site.match.group(site.fragment))) >= 2 * len(site.ctx.valid))
+
+
+def _copied_from_first(site: _Site) -> bool:
+    """The options copied from the first one: ``…下列说法正确的是:A:…`` (not ``错误的说法是：A:…`` stated by
+    the model itself)."""
+    text, start, end, ctx = site.text, site.start, site.end, site.ctx
+    if site.fragment != "colon_list" or site.letters != {min(ctx.valid)} or not re.match(r"\s*[:：]", text[end:end + 3]):
+        return False
+    said = site.said
+    return not (said and not re.search(r"下列|以下|哪", text[max(0, start - 16):start])
+                and plain_text(text[max(0, start - 8):start]) not in ctx.stem)
+
+
+def _question_restated(site: _Site) -> bool:
+    """The question restated with its options copied: ``…哪些事项应予继承，说法正确的有A:…``."""
+    text, start, end, ctx = site.text, site.start, site.end, site.ctx
+    return (not site.strong and bool(ctx.stem_tail) and site.letters == {min(ctx.valid)}
+            and bool(re.match(r"\s*[:：]", text[end:end + 3]))
+            and plain_text(text[max(0, start - 24):end - 1]).endswith(ctx.stem_tail))
+
+
+def _denied_after(site: _Site) -> bool:
+    """A weak declaration denied right after, outside a copied list: ``是A不是B``."""
+    return not site.strong and not site.option_list and bool(_NOT_AFTER.match(site.text, site.end))
+
+
+def _hedged(site: _Site) -> bool:
+    """A weak declaration after a hedge: ``可能是A也可能是B``, ``是否为B``."""
+    return not site.strong and bool(_HEDGE_BEFORE.search(site.text, max(0, site.start - 4), site.start))
+
+
+def _english_supposed(site: _Site) -> bool:
+    """An English declaration supposed, doubted, denied, someone else's view or under a condition:
+    ``If the correct answer is option D, …``, ``… is D only if …``."""
+    text, start = site.text, site.start
+    if not (site.strong and text[start:start + 1].isascii()):
+        return False
+    clause = _CLAUSE_START.search(text, max(0, start - 80), start).end()
+    return bool(_ENGLISH_HEDGE.search(text, clause, start) or _ENGLISH_CONDITION.match(text, site.end))
+
+
+#: Guards tried before the declared letters are known to be options (on the match alone).
+_GUARDS_ON_MATCH = (_negated_or_example, _lists_wrong_answers, _retracted)
+#: Guards tried on the declared letters (:func:`_every_letter_looped` also marks the turn as looped).
+_GUARDS_ON_LETTERS = (_rewritten_options, _answer_format)
+#: Guards tried on a declaration outside an option's line, before it is kept.
+_GUARDS_LAST = (_denied_after, _hedged, _english_supposed)
+
+
+def _in_supposed_quotation(site: _Site, state: _Declarations) -> bool:
+    """Inside a supposed quotation on its line: ``如回答错误，请回答“…正确答案为：A”``."""
+    start, opens, closes = site.start, state.opens, state.closes
+    last_open = bisect.bisect_left(opens, start) - 1
+    return (last_open >= 0 and opens[last_open] >= site.line_start
+            and bisect.bisect_left(closes, start) == bisect.bisect_left(closes, opens[last_open])
+            and bool(_HYPOTHETICAL.search(site.text, max(site.line_start, opens[last_open] - 12), opens[last_open])))
+
+
+# --------------------------------------------------------------------------- rule declared: the steps
+
+
+def _site_of(text: str, ctx: Context, option_list: bool, match: re.Match, strong: bool,
+             state: _Declarations) -> Optional[_Site]:
+    """The declaration as a :class:`_Site` with its letters, or ``None`` when a guard skips it (an
+    every-letter loop marks ``state.looped``; a declared letter opening a copied list keeps only the
+    part declared)."""
+    site = _Site(text, ctx, option_list, match, strong)
+    if any(guard(site) for guard in _GUARDS_ON_MATCH):
+        return None
+    site.fragment = next(name for name in ("list", "lower", "colon_list")
+                         if name in match.re.groupindex and match.group(name) is not None)
+    site.letters = letters_in(match.group(site.fragment), ctx.valid)
+    if not site.letters or any(guard(site) for guard in _GUARDS_ON_LETTERS):
+        return None
+    if _every_letter_looped(site):
+        state.looped = True
+        return None
+    if _copied_from_first(site):
+        return None
+    if option_list and _opens_list(text, site.end) and not _ends_with_own_text(text, site.end, site.letters, ctx):
+        part = _declared_part(text, site.end, site.letters, ctx) if strong else None
+        if part is None:
+            return None                      # "[正确答案]A:三个月;B:五个月…": a copied option list
+        site.letters = part
+    if _question_restated(site):
+        return None
+    site.line_start = state.line_start(site.start)
+    return site
+
+
+def _note_label_line(site: _Site, label: re.Match, state: _Declarations) -> None:
+    """A declaration inside an option's line (``A. 正确答案：B``; ``A: 正确的是A。``, its own letter called
+    right), kept aside; a tag ending an option's line (``A.裁定再审 【正确答案】\\nB.…``) marks that option."""
+    text, start, end = site.text, site.start, site.end
+    own_letter = re.search(r"[A-Z]", text[site.line_start:label.end()])
+    tag_end = text.find("\n", start, site.head_end)
+    if (site.strong and own_letter and own_letter.group(0) in site.ctx.valid and tag_end >= 0
+            and _tags_its_line(text, label.end(), start, site.head_end)):
+        site.letters = frozenset(own_letter.group(0))
+    if not (site.strong or (own_letter and site.letters == {own_letter.group(0)} and text.endswith("正确", 0, start))):
+        return
+    state.in_label_lines.append((text[site.line_start:label.end()].strip(), site.letters))
+    line_end = tag_end if tag_end >= 0 else text.find("\n", end)
+    state.called_wrong.append(bool(_CALLED_WRONG.search(text, min(end, line_end) if line_end >= 0 else end,
+                                                        line_end if line_end >= 0 else len(text)))
+                              or bool(_HEDGED_SLOT.search(text, max(label.end(), start - 6), start))
+                              or bool(_HEDGED_AFTER.match(text, end)))
+
+
+def _keep(site: _Site, state: _Declarations) -> None:
+    """Record a declaration that passed every guard."""
+    text, start = site.text, site.start
+    said = site.said
+    state.found.append(site.letters)
+    state.final = bool(_FINAL.search(text, max(0, start - 6), start + 6))   # "最终答案是B", "Final answer: D"
+    state.after_copy.append(len(labels_in(text[state.previous:start])) >= 2)
+    state.polarity.append(None if said is None else said.group("neg") is None)
+    state.numbered += bool(_NUMBERED_LINE.match(text, site.line_start, start))
+    state.previous = site.end
+
+
+def _label_lines_answer(state: _Declarations) -> Optional[frozenset[str]]:
+    """The answer of declarations found only inside options' lines: each option's line declaring that
+    option gives all of them ("A: 正确答案是A。\\nC: 正确答案是C。", not one whose line then calls it wrong);
+    the same prefix on every line gives the last ("A: The correct answer is B"); a numbered key of three
+    or more letters is no answer; several lines declaring other letters are a mapping (``None``)."""
+    lines = state.in_label_lines
+    own = [re.search(r"[A-Z]", line_label) for line_label, _ in lines]
+    if len(lines) >= 2 and all(letter and letters == {letter.group(0)} for letter, (_, letters) in zip(own, lines)):
+        kept = [letters for (_, letters), wrong in zip(lines, state.called_wrong) if not wrong]
+        return frozenset().union(*kept) if kept else NoAnswer("each option's line declares it, then calls it wrong")
+    if len({_NUMBERED_LINE.sub("", line_label) for line_label, _ in lines}) == 1:
+        if len({letters for _, letters in lines}) >= 3:
+            return NoAnswer("answer key")    # "1. A. 正确答案：B\n2. A. 正确答案：C\n3. A. 正确答案：D…"
+        return lines[-1][1]                  # "A: The correct answer is B" on every line: a prefix
+    if len({letters for _, letters in lines}) == 1:
+        return lines[-1][1]
+    return None                              # "A. 正确答案：B\nB. 正确答案：C…": a mapping, no declaration
+
+
+def _kept_polarity(state: _Declarations, negated_ask: bool) -> tuple[list[frozenset[str]], list[bool]]:
+    """The declarations (and their after-copy flags) of the polarity the question asks for, when they
+    name different polarities ("错误的说法是：A … 正确的说法是：B"; "答案：A\\n错误的说法是：B、C、D": A)."""
+    keep = [said is None or said != negated_ask for said in state.polarity]
+    if any(keep) and not all(keep):
+        return ([letters for letters, kept in zip(state.found, keep) if kept],
+                [copied for copied, kept in zip(state.after_copy, keep) if kept])
+    return state.found, state.after_copy
+
+
+def _found_answer(state: _Declarations, text: str, ctx: Context) -> frozenset[str]:
+    """The answer of the kept declarations, or why they are none."""
+    if (undecided := _UNDECIDED.search(text, state.previous)) and not DECLARATION.search(text, undecided.end()):
+        return NoAnswer("last declaration undecided")   # "正确答案: A … 正确答案: 无法判断": it takes the answer back
+    found, after_copy = _kept_polarity(state, ctx.negated_ask)
+    if len(found) >= 2 and all(after_copy) and len(set(found)) >= 2:
+        return NoAnswer("another answer on each copy of the options")
+    if (all(len(f) == 1 for f in found) and len(set(found)) >= 3
+            and len(found) > 2 * len(ctx.valid) and state.numbered * 2 > len(found)):
+        return NoAnswer("answer key")        # "1. 答案：A 2. 答案：B … 80. 答案：…"
+    if (sum(1 for before, after in zip(found, found[1:]) if before != after) >= 3 and len(set(found)) < 3
+            and not state.final):
+        return NoAnswer("declarations go back and forth")   # "The correct answer is B. … is D. … is B. … is D"
+    return combine_slots(found, declared=True)    # a template filled for every option, or the last one
+
+
+def _called_both(text: str) -> bool:
+    """The same option called right and wrong: ``正确答案: A: …\\n错误说法: A: …``."""
+    if not _WRONG_LABEL.search(text):
+        return False
+    called_wrong = {m.group("letter") for m in _WRONG_LABEL.finditer(text)}
+    return bool(called_wrong & {m.group("letter") for m in _RIGHT_LABEL.finditer(text)})
+
+
 def read_declared(text: str, ctx: Context, option_list: bool) -> Optional[frozenset[str]]:
-    """Rule a: the declared letters; ``None`` when nothing is declared, :class:`~cpsd_tasks.reading.rule_kit.NoAnswer` when the
-    declarations are garbage (a mapping, an answer key, another answer on each copy)."""
-    found: list[frozenset[str]] = []
-    after_copy: list[bool] = []              # the options were copied again since the last one
-    polarity: list[Optional[bool]] = []      # "正确的说法是：B" True, "错误的说法是：A" False, else None
-    in_label_lines: list[tuple[str, frozenset[str]]] = []
-    called_wrong: list[bool] = []            # the rest of such a line calls the option wrong
-    previous = 0
-    numbered = 0                             # declarations on numbered lines ("17. 答案：A")
-    looped = False
-    final = False                            # the last declaration is a final answer
+    """Rule ``declared``: the declared letters; ``None`` when nothing is declared, a
+    :class:`~cpsd_tasks.reading.rule_kit.NoAnswer` when the declarations are garbage (a mapping, an
+    answer key, another answer on each copy, a loop).
+
+    Each declaration (:data:`DECLARATION`, strong; :data:`_LABEL_DECLARATION`, weak) passes the guards
+    (:data:`_GUARDS_ON_MATCH`, :data:`_GUARDS_ON_LETTERS`, the copy checks, :data:`_GUARDS_LAST`, a
+    supposed quotation); one inside an option's line is kept aside (:func:`_note_label_line`)."""
     matches = [(m, True) for m in DECLARATION.finditer(text)]
     matches += [(m, False) for m in _LABEL_DECLARATION.finditer(text)]
     if not matches:
         return None
     matches.sort(key=lambda pair: pair[0].start())
-    newlines = [m.start() for m in _NEWLINE.finditer(text)]     # line starts by bisection (linear)
-    opens = [m.start() for m in re.finditer("“", text)]            # quotation marks, counted by bisection
-    closes = [m.start() for m in re.finditer("”", text)]
+    state = _Declarations(text)
     for match, strong in matches:
-        start, end = match.start(), match.end()
-        if _SKIP_BEFORE.search(text, max(0, start - 12), start):
+        site = _site_of(text, ctx, option_list, match, strong, state)
+        if site is None:
             continue
-        if strong and _WRONG_LIST.search(text, max(0, start - 4), start):
-            continue                         # "错误答案：A,B,C" lists the wrong answers
-        if _RETRACTED_RE.match(text, end):
-            continue
-        fragment_name = next(name for name in ("list", "lower", "colon_list")
-                             if name in match.re.groupindex and match.group(name) is not None)
-        letters = letters_in(match.group(fragment_name), ctx.valid)
-        if not letters:
-            continue
-        if _COMBINATION.match(text, end):
-            continue                         # "答案：A.A,B,C" after "A.A,B,C\nB.A,B,D…": its own options, rewritten
-        if letters == ctx.valid and "/" in match.group(fragment_name):
-            continue                         # "答案：A/B/C/D": the answer format, no choice
-        if letters == ctx.valid and len(LOOP_LETTER.findall(match.group(fragment_name))) >= 2 * len(ctx.valid):
-            looped = True                    # "【答案】：【B】【D】【C】【A】【D】【B】…": every letter in a loop, no choice
-            continue
-        head_end = match.start(fragment_name)
-        said = _DECLARED_POLARITY.search(text, max(0, head_end - 12), head_end)   # the head's polarity
-        if ("colon_list" in match.re.groupindex and match.group("colon_list") is not None
-                and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
-                and not (said
-                         and not re.search(r"下列|以下|哪", text[max(0, start - 16):start])
-                         and plain_text(text[max(0, start - 8):start]) not in ctx.stem)):
-            continue                         # "…下列说法正确的是:A:…": the options copied, from the first
-            # (not "错误的说法是：A:…" stated by the model itself)
-        if option_list and _opens_list(text, end) and not _ends_with_own_text(text, end, letters, ctx):
-            letters = _declared_part(text, end, letters, ctx) if strong else None
-            if letters is None:
-                continue                     # "[正确答案]A:三个月;B:五个月…": a copied option list
-        if (not strong and ctx.stem_tail and letters == {min(ctx.valid)} and re.match(r"\s*[:：]", text[end:end + 3])
-                and plain_text(text[max(0, start - 24):end - 1]).endswith(ctx.stem_tail)):
-            continue                         # "…哪些事项应予继承，说法正确的有A:…": the question restated, its options copied
-        line_start = newlines[bisect.bisect_left(newlines, start) - 1] + 1 if newlines and newlines[0] < start else 0
-        label = _line_label_before(text, line_start, start)
+        label = _line_label_before(text, site.line_start, site.start)
         if label:
-            own_letter = re.search(r"[A-Z]", text[line_start:label.end()])
-            tag_end = text.find("\n", start, head_end)
-            if (strong and own_letter and own_letter.group(0) in ctx.valid and tag_end >= 0
-                    and _tags_its_line(text, label.end(), start, head_end)):
-                letters = frozenset(own_letter.group(0))   # "A.裁定再审 【正确答案】\nB.…": a tag on A's line
-            if strong or (own_letter and letters == {own_letter.group(0)} and text.endswith("正确", 0, start)):
-                # "A. 正确答案：B": a declaration inside an option's line; "A: 正确的是A。": its own letter called right
-                in_label_lines.append((text[line_start:label.end()].strip(), letters))
-                line_end = tag_end if tag_end >= 0 else text.find("\n", end)
-                called_wrong.append(bool(_CALLED_WRONG.search(text, min(end, line_end) if line_end >= 0 else end,
-                                                              line_end if line_end >= 0 else len(text)))
-                                    or bool(_HEDGED_SLOT.search(text, max(label.end(), start - 6), start))
-                                    or bool(_HEDGED_AFTER.match(text, end)))
-            continue
-        if not strong and not option_list and _NOT_AFTER.match(text, end):
-            continue
-        if not strong and _HEDGE_BEFORE.search(text, max(0, start - 4), start):
-            continue                         # "可能是A也可能是B", "是否为B": a hedge
-        if strong and text[start:start + 1].isascii() and (
-                _ENGLISH_HEDGE.search(text, _CLAUSE_START.search(text, max(0, start - 80), start).end(), start)
-                or _ENGLISH_CONDITION.match(text, end)):
-            continue                         # "If the correct answer is option D, …", "… is D only if …"
-        last_open = bisect.bisect_left(opens, start) - 1
-        if (last_open >= 0 and opens[last_open] >= line_start
-                and bisect.bisect_left(closes, start) == bisect.bisect_left(closes, opens[last_open])
-                and _HYPOTHETICAL.search(text, max(line_start, opens[last_open] - 12), opens[last_open])):
-            continue                         # inside a supposed quotation: "如回答错误，请回答“…正确答案为：A”"
-        found.append(letters)
-        final = bool(_FINAL.search(text, max(0, start - 6), start + 6))   # "最终答案是B", "Final answer: D"
-        after_copy.append(len(labels_in(text[previous:start])) >= 2)
-        polarity.append(None if said is None else said.group("neg") is None)
-        numbered += bool(_NUMBERED_LINE.match(text, line_start, start))
-        previous = end
-    if found and _WRONG_LABEL.search(text):
-        called_wrong = {m.group("letter") for m in _WRONG_LABEL.finditer(text)}
-        called_right = {m.group("letter") for m in _RIGHT_LABEL.finditer(text)}
-        if called_wrong & called_right:
-            return NoAnswer("same option called right and wrong")   # "正确答案: A: …\n错误说法: A: …"
-    if in_label_lines and not found:
-        own = [re.search(r"[A-Z]", line_label) for line_label, _ in in_label_lines]
-        if len(in_label_lines) >= 2 and all(letter and letters == {letter.group(0)}
-                                            for letter, (_, letters) in zip(own, in_label_lines)):
-            # each option's line declares that option: all of them ("A: 正确答案是A。\nC: 正确答案是C。"),
-            # but not one whose line then calls it wrong ("B: 正确答案是B。…因此B是错误的答案。")
-            kept = [letters for (_, letters), wrong in zip(in_label_lines, called_wrong) if not wrong]
-            return frozenset().union(*kept) if kept else NoAnswer("each option's line declares it, then calls it wrong")
-        if len({_NUMBERED_LINE.sub("", line_label) for line_label, _ in in_label_lines}) == 1:
-            if len({letters for _, letters in in_label_lines}) >= 3:
-                return NoAnswer("answer key")    # "1. A. 正确答案：B\n2. A. 正确答案：C\n3. A. 正确答案：D…"
-            return in_label_lines[-1][1]     # "A: The correct answer is B" on every line: a prefix
-        if len({letters for _, letters in in_label_lines}) == 1:
-            return in_label_lines[-1][1]
-        return None                          # "A. 正确答案：B\nB. 正确答案：C…": a mapping, no declaration
-    if not found:
-        return NoAnswer("every letter declared in a loop") if looped else None
-    if (undecided := _UNDECIDED.search(text, previous)) and not DECLARATION.search(text, undecided.end()):
-        return NoAnswer("last declaration undecided")   # "正确答案: A … 正确答案: 无法判断": it takes the answer back
-    keep = [said is None or said != ctx.negated_ask for said in polarity]
-    if any(keep) and not all(keep):          # "错误的说法是：A … 正确的说法是：B": the one asked for;
-        found = [letters for letters, kept in zip(found, keep) if kept]      # "答案：A\n错误的说法是：B、C、D": A
-        after_copy = [copied for copied, kept in zip(after_copy, keep) if kept]
-    if len(found) >= 2 and all(after_copy) and len(set(found)) >= 2:
-        return NoAnswer("another answer on each copy of the options")
-    if (all(len(f) == 1 for f in found) and len(set(found)) >= 3
-            and len(found) > 2 * len(ctx.valid) and numbered * 2 > len(found)):
-        return NoAnswer("answer key")        # "1. 答案：A 2. 答案：B … 80. 答案：…"
-    if (sum(1 for before, after in zip(found, found[1:]) if before != after) >= 3 and len(set(found)) < 3
-            and not final):
-        return NoAnswer("declarations go back and forth")   # "The correct answer is B. … is D. … is B. … is D"
-    return combine_slots(found, declared=True)    # a template filled for every option, or the last one
+            _note_label_line(site, label, state)
+        elif not any(guard(site) for guard in _GUARDS_LAST) and not _in_supposed_quotation(site, state):
+            _keep(site, state)
+    if state.found and _called_both(text):
+        return NoAnswer("same option called right and wrong")
+    if state.in_label_lines and not state.found:
+        return _label_lines_answer(state)
+    if not state.found:
+        return NoAnswer("every letter declared in a loop") if state.looped else None
+    return _found_answer(state, text, ctx)
 
 
 def _line_label_before(text: str, line_start: int, position: int) -> Optional[re.Match]:
@@ -387,7 +555,7 @@ def declared(turn: Turn) -> Optional[frozenset[str]]:
     two answers three times or more are a loop (no answer) unless the last is a final answer
     (``最终答案``). When declarations name a polarity and it differs (``错误的说法是：A … 正确的说法是：B``,
     ``答案：A\n错误的说法是：B、C、D``), those whose polarity is not the one the question's asking clause asks
-    for are dropped;
+    for are dropped.
 
     Example: ``"答案：A……更正：答案：C"`` → C.
     """
@@ -395,8 +563,9 @@ def declared(turn: Turn) -> Optional[frozenset[str]]:
 
 
 def declared_text(turn: Turn) -> Optional[frozenset[str]]:
-    """A declaration of an option's label and text (``正确答案是：C:<C's text>``), after the last end marker.
+    """A declaration of one option's own text instead of its letter (``正确答案：<C's text>``, ``解决方案：<text>``);
+    the last one wins.
 
-    Example: ``"正确答案是：C:三年"`` → C.
+    Example: ``"答案：抢劫罪"`` → C.
     """
     return read_declared_text(turn.text, turn.ctx) or None

@@ -37,7 +37,7 @@ def read_judgement(output: Optional[str], labels: Sequence[str],
     1. the normalised answer is a label or one of its forms (``aliases`` or ``short``);
     2. the last explicit declaration "答案是X / 结论：X / 回答：X" (X a label or alias);
     3. the first clause (up to 。，；：! ? or whitespace) is a label or one of its forms;
-    4. the SPEC §4.1 fuzzy rule (:func:`cpsd_tasks.text.read_label`: exactly one label named,
+    4. the SPEC §4.1 fuzzy rule (:func:`cpsd_tasks.reading.labels.read_label`: exactly one label named,
        longest form wins, negations) over the whole answer, with "是否/与否/否则/正确与否/是否正确…"
        hidden;
     5. the same rule over the first clause alone (a leading answer followed by an explanation that

@@ -199,7 +199,7 @@ def _asked_about(text: str, position: int, option_text: str = "") -> bool:
 def letter_list(turn: Turn) -> Optional[frozenset[str]]:
     """The whole turn is a letter list; the letters recited in a loop are no answer.
 
-    Example: ``"A、C"`` → AC (``"A,B,C,D,A,B,C,D,A"``: no answer).
+    Example: ``"A、C"`` → AC (``"A,B,C,D,A,B,C,D,A,B"``: no answer).
     """
     whole = LETTER_LIST_RE.fullmatch(turn.answer) or _LOWER_LIST_RE.fullmatch(turn.answer)
     if not (whole and (letters := letters_in(whole.group(0), turn.ctx.valid))):
@@ -212,7 +212,7 @@ def letter_list(turn: Turn) -> Optional[frozenset[str]]:
 def first_line(turn: Turn) -> Optional[frozenset[str]]:
     """The first line is a letter or a label alone, and the lines after it explain or restate that option.
 
-    Example: ``"B\\n解析：…"`` → B.
+    Example: ``"D\\n\\n解析：侵占罪是指将代为保管的他人财物非法占为己有。"`` → D.
     """
     return _first_line_answer(turn.text, turn.ctx) or None
 
@@ -276,7 +276,7 @@ def _label_states_its_option(turn: Turn, label: re.Match) -> bool:
 def lone_label(turn: Turn) -> Optional[frozenset[str]]:
     """Unless the turn restates the option list: the one letter used as a label, with its option's text.
 
-    Example: ``"…的行为属于D:犯意表示"`` → D.
+    Example: ``"本案中甲构成D:侵占罪"`` → D.
     """
     if turn.option_list:
         return None
@@ -290,7 +290,7 @@ def lone_label(turn: Turn) -> Optional[frozenset[str]]:
 def repeated_item(turn: Turn) -> Optional[frozenset[str]]:
     """After a whole copy of the option list: the option whose label and whole text make the last line.
 
-    Example: ``"A:甲;B:乙;C:丙;D:丁。\\nD:丁。"`` → D.
+    Example: ``"A:盗窃罪;B:诈骗罪;C:抢劫罪;D:侵占罪。\\nD:侵占罪。"`` → D.
     """
     if not turn.option_list:
         return None
@@ -491,7 +491,7 @@ _DECLARED_POLARITY_IN = re.compile(r"(?P<neg>错误|不正确|不对)(?:的)?(?:
 def _redeclared(turn: str, ctx: Context) -> Optional[frozenset[str]]:
     """The letters declared on the first line after an answer's last end marker ("[正确答案]B<eoa>\n\n其中错误
     的是A。", "…<eoa> 推进…的基本原则是[B]坚持…"), when that line is no question, instruction or option list,
-    else ``None``: the answer stated last (rule a: the last declaration wins; :func:`read_choices` takes one
+    else ``None``: the answer stated last (rule ``declared``: the last declaration wins; :func:`read_choices` takes one
     letter so, and only from the last turn: a slot in every turn is a template, :func:`combine_slots`)."""
     part = next((line for line in turn.splitlines() if line.strip()), "")
     labels = labels_in(part)
@@ -668,6 +668,132 @@ class ChoiceReading:
     reason: Optional[str] = field(default=None, compare=False)
 
 
+def _context(options: Mapping[str, str] | Iterable[str], question: Optional[str]) -> Optional[Context]:
+    """The question as the rules compare it, or ``None`` when it has no options."""
+    texts = dict(options) if isinstance(options, Mapping) else {key: "" for key in options}
+    valid = frozenset(texts)
+    if not valid:
+        return None
+    negative = bool(question) and bool(_NEGATIVE_QUESTION.search(asking_clause(question)))
+    targets = {key: option_target(value) for key, value in texts.items() if value}
+    folded = fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))
+    blank = BLANK.search(folded)
+    asked_blank = None if blank else _ASKED_BLANK.search(folded)
+    gap = blank or asked_blank
+    return Context(valid=valid, texts=texts, negative_question=negative,
+                   targets={key: value for key, value in targets.items() if value},
+                   stem=plain_text(folded),
+                   blank=(plain_text(folded[:gap.start()])[-6:], plain_text(folded[gap.end():])[:6]) if gap else ("", ""),
+                   blank_alone=asked_blank is not None,
+                   negated_ask=negated_ask(folded))
+
+
+@dataclass
+class _Exchange:
+    """What the turns of one output have given so far (:func:`read_choices`)."""
+
+    answer: Optional[frozenset[str]] = None
+    first: Optional[int] = None              # the turn the answer came from
+    slots: list[frozenset[str]] = field(default_factory=list)   # the answer, then each bare turn after it
+    declared: list[bool] = field(default_factory=list)          # whether each of those turns declares
+    decided: TurnReading = TurnReading(None, reason="no rule applies")   # the reading that gave the answer
+
+
+def _read_later(state: _Exchange, pieces: list[str], index: int, ctx: Context) -> bool:
+    """A turn after the answer: a bare answer adds a slot; any other turn ends the reading (``True``),
+    its first line replacing the answer when it declares another single letter (turn rule ``redeclared``)."""
+    turn = pieces[index]
+    if not _is_bare(turn):
+        if (index == len(pieces) - 1 and len(state.slots) == 1 and (later := _redeclared(turn, ctx))
+                and len(later) == 1 and later != state.answer):
+            state.answer, state.first = later, index     # "[正确答案]B<eoa>\n\n其中错误的是A。": the last declaration
+            state.decided = TurnReading(later, rule="redeclared")
+        return True
+    more = _read_turn(turn, ctx)
+    if more:
+        says = bool(DECLARATION.search(turn))
+        if not (len(more) >= 3 and not says):   # (not "[正确答案]D<eoa>A,B,C,D<eoa>": the prompt's letters echoed)
+            state.slots.append(more)
+            state.declared.append(says)
+    return False
+
+
+def _exchange_end(turn: str, ctx: Context, started: bool) -> Optional[re.Match]:
+    """Where another exchange starts in a turn before any answer: a new question or an echo of the
+    instructions, anywhere but as the output's first words, or a question posed with its own options;
+    ``None`` when the turn holds none."""
+    marker = QUESTION_MARKER.search(turn)
+    first, position, looks, copied = not started, 0, 0, False
+    while marker is not None:
+        # first words: nothing but markers since the turn began (checked gap by gap: linear)
+        first = first and not turn[position:marker.start()].strip(_EDGES)
+        if not _opens_no_exchange(turn, marker, first, ctx.stem, ctx.listed):
+            break
+        if not first and not copied and looks < _MAX_LOOKS:
+            # "正确答案：D … 请问：<this question again> … 正确答案：B": this question re-posed, or a
+            # "请问：…" of the model's own, after an answer starts another exchange (looked at
+            # a few times: linear); not when the model posed a question of its own before
+            # ("…下列哪一项是正确的？…答案：A"): that answer is to its own question
+            looks += 1
+            if not _ASKS.search(turn, 0, marker.start()) and _read_turn(turn[:marker.start()], ctx):
+                break
+        # (once this question was restated before any answer, an answer follows each copy: rule
+        # declared's "another answer on each copy" reads them all)
+        copied = copied or (not first and "请问" not in marker.group(0))
+        position = marker.end()
+        marker = QUESTION_MARKER.search(turn, marker.end())
+    posed = None if copied else _posed_question(turn, ctx)
+    if posed is not None and (marker is None or posed.start() < marker.start()):
+        marker = posed
+    return marker
+
+
+def _read_before_end(state: _Exchange, pieces: list[str], index: int, before: str, ctx: Context) -> None:
+    """The answer of the part of a turn before another exchange starts (joined with the first piece when
+    the marker sits inside the answer's sentence: "正确答案：<eoa>A<eop>…请阅读以下文本并回答问题…")."""
+    state.decided = read_turn(before, ctx)
+    state.answer = state.decided.letters
+    state.first = index if state.answer else None
+    if not state.answer and index == 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
+        state.decided = _joined(read_turn(pieces[0] + before, ctx))
+        state.answer = state.decided.letters
+        state.first = 0 if state.answer else None
+
+
+def _read_turns(pieces: list[str], ctx: Context) -> _Exchange:
+    """Read the turns in order (module docstring, step 2)."""
+    state = _Exchange()
+    started = False                          # some content was seen before this turn
+    stopped = False                          # another exchange started: read no further
+    for index, turn in enumerate(pieces):
+        if state.answer is not None:
+            if _read_later(state, pieces, index, ctx):
+                break
+            continue
+        marker = _exchange_end(turn, ctx, started)
+        if marker is not None:
+            _read_before_end(state, pieces, index, turn[:marker.start()], ctx)
+            stopped = True
+            break
+        # "…?<eoa>:<option A's text>;<eoa>:<option B's text>…": an end marker where a label was
+        state.decided = (TurnReading(None, reason="turn opens with a colon")
+                         if index and turn.lstrip(" \t")[:1] in (":", "：") else read_turn(turn, ctx))
+        if state.decided.letters:
+            state.answer, state.first = state.decided.letters, index
+            state.slots.append(state.decided.letters)
+            state.declared.append(True)
+        started = started or bool(turn.strip())
+    if len(state.slots) >= 2:
+        state.answer = combine_slots(state.slots, all(state.declared))
+        state.decided = TurnReading(state.answer, rule="later_turns")
+    if not state.answer and not stopped and len(pieces) > 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
+        # "因此，A选项<eoa>是正确的答案。": an end marker inside a sentence; read the two pieces as one
+        state.decided = _joined(read_turn(pieces[0] + pieces[1], ctx))
+        state.answer = state.decided.letters
+        state.first = 0 if state.answer else None
+    return state
+
+
 def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str],
                  question: Optional[str] = None) -> ChoiceReading:
     """Read the option letters an output answers with (module docstring rules; SPEC §4.4).
@@ -679,111 +805,20 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
             (``…错误的是``) makes a verdict of "wrong" next to a letter the answer.
 
     Returns:
-        A :class:`ChoiceReading`; never raises on model output.
+        A :class:`ChoiceReading` (with the rule that decided, or the reason nothing was read); never
+        raises on model output.
     """
-    texts = dict(options) if isinstance(options, Mapping) else {key: "" for key in options}
-    valid = frozenset(texts)
-    if not valid:
+    ctx = _context(options, question)
+    if ctx is None:
         return ChoiceReading(None, None, reason="no options")
-    negative = bool(question) and bool(_NEGATIVE_QUESTION.search(asking_clause(question)))
-    targets = {key: option_target(value) for key, value in texts.items() if value}
-    folded = fold_traditional(LONE_SURROGATE.sub("\ufffd", question or ""))
-    blank = BLANK.search(folded)
-    asked_blank = None if blank else _ASKED_BLANK.search(folded)
-    gap = blank or asked_blank
-    ctx = Context(valid=valid, texts=texts, negative_question=negative,
-                   targets={key: value for key, value in targets.items() if value},
-                   stem=plain_text(folded),
-                   blank=(plain_text(folded[:gap.start()])[-6:], plain_text(folded[gap.end():])[:6]) if gap else ("", ""),
-                   blank_alone=asked_blank is not None,
-                   negated_ask=negated_ask(folded))
     text = prepare(output)
     if not text.strip():
         return ChoiceReading(None, None, reason="empty output")
-    answer: Optional[frozenset[str]] = None
-    slots: list[frozenset[str]] = []         # the answer, then each bare turn after it
-    declared: list[bool] = []                # whether each of those turns declares ("[正确答案]D")
-    first: Optional[int] = None
-    started = False                          # some content was seen before this turn
-    stopped = False                          # another exchange started: read no further
-    decided = TurnReading(None, reason="no rule applies")   # the reading that gave the answer (or the last tried)
-    pieces = _rejoin_list(turns(text), ctx)
-    for index, turn in enumerate(pieces):
-        if answer is not None:
-            if not _is_bare(turn):
-                if (index == len(pieces) - 1 and len(slots) == 1 and (later := _redeclared(turn, ctx))
-                        and len(later) == 1 and later != answer):
-                    answer, first = later, index     # "[正确答案]B<eoa>\n\n其中错误的是A。": the last declaration
-                    decided = TurnReading(later, rule="redeclared")
-                break
-            more = _read_turn(turn, ctx)
-            if more:
-                says = bool(DECLARATION.search(turn))
-                if len(more) >= 3 and not says:
-                    continue                 # "[正确答案]D<eoa>A,B,C,D<eoa>": the prompt's letters echoed
-                slots.append(more)
-                declared.append(says)
-            continue
-        # A new question or an echo of the instructions, anywhere but as the output's first words,
-        # starts another exchange: what follows it is not this question's answer.
-        marker = QUESTION_MARKER.search(turn)
-        first, position, looks, copied = not started, 0, 0, False
-        while marker is not None:
-            # first words: nothing but markers since the turn began (checked gap by gap: linear)
-            first = first and not turn[position:marker.start()].strip(_EDGES)
-            if not _opens_no_exchange(turn, marker, first, ctx.stem, ctx.listed):
-                break
-            if not first and not copied and looks < _MAX_LOOKS:
-                # "正确答案：D … 请问：<this question again> … 正确答案：B": this question re-posed, or a
-                # "请问：…" of the model's own, after an answer starts another exchange (looked at
-                # a few times: linear); not when the model posed a question of its own before
-                # ("…下列哪一项是正确的？…答案：A"): that answer is to its own question
-                looks += 1
-                if not _ASKS.search(turn, 0, marker.start()) and _read_turn(turn[:marker.start()], ctx):
-                    break
-            # (once this question was restated before any answer, an answer follows each copy: rule a's
-            # "another answer on each copy" reads them all)
-            copied = copied or (not first and "请问" not in marker.group(0))
-            position = marker.end()
-            marker = QUESTION_MARKER.search(turn, marker.end())
-        posed = None if copied else _posed_question(turn, ctx)
-        if posed is not None and (marker is None or posed.start() < marker.start()):
-            marker = posed
-        if marker is not None:
-            decided = read_turn(turn[:marker.start()], ctx)
-            answer = decided.letters
-            first = index if answer else None
-            if not answer and index == 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
-                # "正确答案：<eoa>A<eop>…请阅读以下文本并回答问题…": the marker inside the answer's sentence
-                decided = _joined(read_turn(pieces[0] + turn[:marker.start()], ctx))
-                answer = decided.letters
-                first = 0 if answer else None
-            stopped = True
-            break
-        # "…?<eoa>:<option A's text>;<eoa>:<option B's text>…": an end marker where a label was
-        tried = (TurnReading(None, reason="turn opens with a colon") if index and turn.lstrip(" \t")[:1] in (":", "：")
-                 else read_turn(turn, ctx))
-        read = tried.letters
-        decided = tried
-        if read:
-            answer, first = read, index
-            slots.append(read)
-            declared.append(True)
-        started = started or bool(turn.strip())
-    if len(slots) >= 2:
-        answer = combine_slots(slots, all(declared))
-        decided = TurnReading(answer, rule="later_turns")
-    if not answer and not stopped and len(pieces) > 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
-        # "因此，A选项<eoa>是正确的答案。": an end marker inside a sentence; read the two pieces as one
-        decided = _joined(read_turn(pieces[0] + pieces[1], ctx))
-        answer = decided.letters
-        first = 0 if answer else None
-    answer = answer & valid if answer else answer   # (every rule keeps to the options; this makes sure)
+    state = _read_turns(_rejoin_list(turns(text), ctx), ctx)
+    answer = state.answer & ctx.valid if state.answer else state.answer   # (every rule keeps to the options)
     if not answer:
-        return ChoiceReading(None, None, reason=decided.reason or "letters outside the options")
-    return ChoiceReading("".join(sorted(answer)), first, rule=decided.rule)
-
-
+        return ChoiceReading(None, None, reason=state.decided.reason or "letters outside the options")
+    return ChoiceReading("".join(sorted(answer)), state.first, rule=state.decided.rule)
 
 
 def letters_of(options: Any) -> dict[str, str]:

@@ -1,10 +1,10 @@
-"""Rule f of :mod:`cpsd_tasks.choices`: the options an answer names by their own TEXT, not by letter
+"""Rule ``option_text`` of :mod:`cpsd_tasks.reading.letters`: the options an answer names by their own TEXT, not by letter
 (SPEC.md §4.4), read as a careful human reader would.
 
 Audited, with the letter rules, against the human-graded sample of 34 real LLMs' answers to
 single-choice questions (``scripts/audit_reading.py``, README "Answer reading"); graders read an
 answer that states an option's text as that option. :func:`read_option_text` is the last rule
-:func:`cpsd_tasks.choices.read_choices` tries in a turn (no declaration, letter list, label or
+:func:`cpsd_tasks.reading.letters.read_choices` tries in a turn (no declaration, letter list, label or
 verdict gave a letter). It reads, in this order:
 
 1. **The whole answer is one option's text** (punctuation and spacing ignored).
@@ -29,12 +29,9 @@ verdict gave a letter). It reads, in this order:
    completing the question's last words. Asked sentences, negated texts (``不构成…``), heads whose
    polarity differs from the question's and sentences stating several texts name nothing.
 
-The per-question :class:`Context` and the question readings every rule shares (:func:`plain_text`,
-:func:`option_target`, :func:`asking_clause`, :func:`negated_ask`, :data:`TEXT_VERDICT`,
-:data:`HEAD_NEGATIVE`, :data:`NEGATED_CONTENT`, :data:`BLANK`) live here too, so that imports go
-one way: :mod:`cpsd_tasks.choices` imports this module, and this module imports only
-:mod:`cpsd_tasks.reader` (``tests/test_leaderboard.py`` fails on an import-time circle). Where a
-copied option list ends (its last label) is found by the letter rules and passed in.
+The per-question :class:`~cpsd_tasks.reading.question.Context` and the question readings every rule
+shares live in :mod:`cpsd_tasks.reading.question`; imports go one way (letters → option_text → question).
+Where a copied option list ends (its last label) is found by the letter rules and passed in.
 The letter rules' linear-time discipline applies here too; :func:`_joined` is one dynamic
 programme over the sentence (O(length × options)).
 """
@@ -56,7 +53,7 @@ from cpsd_tasks.reading.question import (
 )
 from cpsd_tasks.reading.rule_kit import Turn
 
-# --------------------------------------------------------------------------- rule f: an option's own text
+# --------------------------------------------------------------------------- rule option_text: an option's own text
 
 # The first sentence of a turn, after a numbering ("1、…") and up to the first sentence end.
 _OPENING = re.compile(r"\s*(?:(?:\d{1,2}|[一二三四])[ \t]*[、.．)）][ \t]*)?(?P<sentence>[^。！？!?；;\n]+)")
@@ -95,7 +92,7 @@ def _joined(plain: str, ctx: Context) -> Optional[frozenset[str]]:
 
 def _filled(text: str, ctx: Context) -> Optional[frozenset[str]]:
     """The question's sentence written out with an option's text in its blank, as the turn's opening
-    statement ("纳税人…经县级以上地方税务局批准，可以…" for "…经()批准，可以…"): that option (rule f),
+    statement ("纳税人…经县级以上地方税务局批准，可以…" for "…经()批准，可以…"): that option (rule ``option_text``),
     under the same guards as :func:`_opening`."""
     before, after = ctx.blank
     if len(before) < 2 or len(after) < 2:
@@ -177,7 +174,7 @@ def _retracted_after(text: str, opening: re.Match) -> bool:
 
 
 def _opening(text: str, ctx: Context) -> Optional[frozenset[str]]:
-    """The turn opens with a statement of an option's text (rule f; a grader reads it as the answer):
+    """The turn opens with a statement of an option's text (rule ``option_text``; a grader reads it as the answer):
     the sentence is the text ("甲公司应支付该款项。根据…"), it states options' texts after 构成/属于/
     是 ("…的行为构成挪用资金罪、金融凭证诈骗罪。") or after the question's own words ("女儿应向张某偿还
     50万元" for "女儿应向张某偿还多少钱?"), or it calls them right ("<text>是正确的", or wrong when the
@@ -203,19 +200,32 @@ def _opening(text: str, ctx: Context) -> Optional[frozenset[str]]:
     chosen = _stated(plain, ctx)
     if not chosen or _retracted_after(text, opening):
         return None
+    if _other_option_later(text, opening, plain, chosen, ctx) or _negated_in_clause(text, opening, plain, chosen, ctx):
+        return None
+    return chosen
+
+
+def _other_option_later(text: str, opening: re.Match, plain: str, chosen: frozenset[str], ctx: Context) -> bool:
+    """Whether another option's text is stated after the opening ("…属于紧急避险行为… 因此构成了重大责任事故罪":
+    which one?), or, for an opening by an option's last clause, that clause is negated or hedged later
+    ("…综上所述，丁的行为不构成诈骗罪") or another option's last clause stated ("甲的行为也构成诈骗罪")."""
     rest = plain_text(text[opening.end():])
     texts = [ctx.targets[key] for key in chosen]
     for key, target in ctx.targets.items():
         if key not in chosen and target in rest and not any(target in own for own in texts):
-            return None                      # "…属于紧急避险行为… 因此构成了重大责任事故罪": which one?
+            return True
     if plain in ctx.keys_by_conclusion:      # an opening by an option's last clause ("丁的行为构成诈骗罪。")
         loose = _LOOSE.sub("", rest)
         if loose.count(plain) > rest.count(plain):
-            return None                      # negated later ("…综上所述，丁的行为不构成诈骗罪"), or hedged
+            return True
         if any(not keys & chosen and clause in loose for clause, keys in ctx.keys_by_conclusion.items()):
-            return None                      # another option's stated later ("甲的行为也构成诈骗罪")
-    # "…综上所述，甲的行为不构成诈骗罪": the text negated later, in the same clause (not "如果…不成立，
-    # 法院应当…", where the negation ends the clause before)
+            return True
+    return False
+
+
+def _negated_in_clause(text: str, opening: re.Match, plain: str, chosen: frozenset[str], ctx: Context) -> bool:
+    """Whether the chosen text is negated later, in the same clause ("…综上所述，甲的行为不构成诈骗罪"; not
+    "如果…不成立，法院应当…", where the negation ends the clause before)."""
     firsts = {_first_clause(ctx.texts[key]) for key in chosen} - {""}
     if plain in ctx.keys_by_conclusion:
         firsts.add(plain)                    # (an opening by an option's last clause: that clause)
@@ -225,9 +235,9 @@ def _opening(text: str, ctx: Context) -> Optional[frozenset[str]]:
             at = plain_clause.find(first)
             while at >= 0:
                 if _NEGATED_BEFORE.search(plain_clause, max(0, at - 8), at):
-                    return None
+                    return True
                 at = plain_clause.find(first, at + len(first))
-    return chosen
+    return False
 
 
 def _stated(plain: str, ctx: Context) -> Optional[frozenset[str]]:
@@ -299,10 +309,10 @@ _HEDGED_COPULA = re.compile(r"(?:如果|要|假如|假设|若|难道|认为|以�
 
 def read_option_text(text: str, ctx: Context, last_label: Optional[tuple[int, str]] = None,
                 labelled: bool = False) -> Optional[frozenset[str]]:
-    """Rule f: the option whose own text the answer states (module docstring).
+    """Rule ``option_text``: the option whose own text the answer states (module docstring).
 
     Args:
-        text: one turn, prepared (:func:`cpsd_tasks.choices.prepare`).
+        text: one turn, prepared (:func:`cpsd_tasks.reading.letters.prepare`).
         ctx: the question.
         last_label: when the turn copies the options (labels, or three options' texts), where the
             last label of the copy ends and its letter (``None``: no copy, or a copy without labels);
@@ -330,24 +340,76 @@ def read_option_text(text: str, ctx: Context, last_label: Optional[tuple[int, st
     if re.fullmatch(r"[\d\0]*", prose):
         return None
     present = {key: target for key, target in targets.items() if target in prose}
-    for key, target in present.items():
-        if target.isdigit():
-            continue                         # "①④" (NFKC: "14"): digits, which numbering also leaves
-        following = chr(ord(key) + 1)
-        if following in targets and plain.count(target) == plain.count(target + following + targets[following]):
-            continue                         # "<A's text>;\nB:<B's text>…": a copied list's first item, its label lost
-        rest = re.sub(r"[\d\0\ufffd]", "", prose.replace(target, ""))
-        if not rest or target.startswith(rest):
-            return frozenset({key})          # nothing but this option's text, repeated (maybe cut off)
+    alone = _only_its_text(prose, plain, present, targets)
+    if alone is not None:
+        return alone
     if not present:
         return None
-    # with a copied option list, only what comes after its last label can conclude with 因此/所以…
-    tail_start, last_letter = last_label or (0, None)
-    # "…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。": the last option's own discussion, not a conclusion
-    # ("D：根据…规定，<D's text>。因此，<D's text>。": its text in the section's first sentence, too)
+    return _named_in_prose(text, ctx, present, last_label)
+
+
+def _only_its_text(prose: str, plain: str, present: dict[str, str], targets: dict[str, str]) -> Optional[frozenset[str]]:
+    """The option whose text is all the prose holds, repeated (maybe cut off); not digits ("①④", NFKC
+    "14": numbering leaves them too), nor a copied list's first item whose label was lost
+    ("<A's text>;\nB:<B's text>…")."""
+    for key, target in present.items():
+        if target.isdigit():
+            continue
+        following = chr(ord(key) + 1)
+        if following in targets and plain.count(target) == plain.count(target + following + targets[following]):
+            continue
+        rest = re.sub(r"[\d\0\ufffd]", "", prose.replace(target, ""))
+        if not rest or target.startswith(rest):
+            return frozenset({key})
+    return None
+
+
+def _own_section(text: str, targets: dict[str, str], tail_start: int, last_letter: Optional[str]) -> Optional[str]:
+    """The letter of a copied list's last option when what follows its label discusses that option
+    ("…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。"; "D：根据…规定，<D's text>。因此，<D's text>。": its
+    text in the section's first sentence, too): its conclusion is no answer."""
     first_sentence = re.match(r"[^。！？!?\n]*", text[tail_start:tail_start + 400]).group(0)
-    own = last_letter if last_letter and (compared_text(text[tail_start:tail_start + 80]).startswith(
-        targets.get(last_letter, "\0")) or targets.get(last_letter, "\0") in plain_text(first_sentence)) else None
+    if last_letter and (compared_text(text[tail_start:tail_start + 80]).startswith(targets.get(last_letter, "\0"))
+                        or targets.get(last_letter, "\0") in plain_text(first_sentence)):
+        return last_letter
+    return None
+
+
+def _named_in_sentence(sentence: str, ctx: Context, present: dict[str, str], in_tail: bool,
+                       own: Optional[str]) -> Optional[tuple[str, bool]]:
+    """The one option a sentence names as stated, and whether the sentence is a summary ending with it
+    (``综上所述,<C's text>。``), or ``None``."""
+    plain = plain_text(sentence)
+    stated = {key: at for key, target in present.items()
+              if (at := plain.find(target)) >= 0 and not NEGATED_CONTENT.search(plain[:at])
+              and not (plain.endswith("在", 0, at) and plain.startswith(_WHEN, at + len(target)))}
+    # ("在解除条件成就后…": the text names a time, it is not stated)
+    if len(stated) != 1:
+        return None                          # none, or "外孙子女、侄子、侄女及干儿子都可以": several
+    key, position = next(iter(stated.items()))
+    head = plain[:position]
+    if (_NEGATED_BEFORE.search(head) and not ctx.negated_ask) or _head_negated(
+            _clause_head(sentence, ctx.texts[key]), ctx) > ctx.negated_ask:
+        return None                          # "不应当承担赔偿责任的是甲", "错误的是<text>"
+    copula_head = _clause_head(sentence, ctx.texts[key], _COMMA)
+    if not ((copula_head.endswith(("是", "为")) and not _HEDGED_COPULA.search(copula_head)
+             and not (copula_head.endswith("因为") and ctx.negated_ask))
+            or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
+            or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
+        return None
+    # "…注册资本的35%": the option completes the question; a summary that ends with the option's text,
+    # stated by the model ("综上所述,<C's text>。")
+    summary = bool(_SUMMARY.search(head) and not _SUMMARY_HEDGE.search(head)
+                   and re.fullmatch(r"的?", plain[position + len(present[key]):]))
+    return key, summary
+
+
+def _named_in_prose(text: str, ctx: Context, present: dict[str, str],
+                    last_label: Optional[tuple[int, str]]) -> Optional[frozenset[str]]:
+    """Exactly one option's text stated in the prose's sentences (with a copied option list, only a
+    conclusion after its last label counts); of several, the one a ``综上所述`` summary states last."""
+    tail_start, last_letter = last_label or (0, None)
+    own = _own_section(text, ctx.targets, tail_start, last_letter)
     named = set()
     summed: Optional[str] = None             # the option the last naming sentence, a summary, states
     offset = 0
@@ -357,27 +419,10 @@ def read_option_text(text: str, ctx: Context, last_label: Optional[tuple[int, st
         offset += len(sentence) + 1
         if piece.group(2) in ("?", "？") or re.search(r"[吗呢][ \t]*$", sentence):
             continue                         # "诉讼时效期间为2年？", "是诈骗罪吗": asked
-        plain = plain_text(sentence)
-        stated = {key: at for key, target in present.items()
-                  if (at := plain.find(target)) >= 0 and not NEGATED_CONTENT.search(plain[:at])
-                  and not (plain.endswith("在", 0, at) and plain.startswith(_WHEN, at + len(target)))}
-        # ("在解除条件成就后…": the text names a time, it is not stated)
-        if len(stated) != 1:
-            continue                         # none, or "外孙子女、侄子、侄女及干儿子都可以": several
-        key, position = next(iter(stated.items()))
-        head = plain[:position]
-        if (_NEGATED_BEFORE.search(head) and not ctx.negated_ask) or _head_negated(
-                _clause_head(sentence, ctx.texts[key]), ctx) > ctx.negated_ask:
-            continue                         # "不应当承担赔偿责任的是甲", "错误的是<text>"
-        copula_head = _clause_head(sentence, ctx.texts[key], _COMMA)
-        if ((copula_head.endswith(("是", "为")) and not _HEDGED_COPULA.search(copula_head)
-                and not (copula_head.endswith("因为") and ctx.negated_ask))
-                or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
-                or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
-            named.add(key)                   # "…注册资本的35%": the option completes the question
-            # a summary that ends with the option's text, stated by the model ("综上所述,<C's text>。")
-            summed = key if (_SUMMARY.search(head) and not _SUMMARY_HEDGE.search(head)
-                             and re.fullmatch(r"的?", plain[position + len(present[key]):])) else None
+        found = _named_in_sentence(sentence, ctx, present, in_tail, own)
+        if found is not None:
+            named.add(found[0])
+            summed = found[0] if found[1] else None
     if len(named) >= 2 and summed is not None:
         return frozenset({summed})           # "因此，<B's text>。…综上所述，<C's text>。": the summary's
     return frozenset(named) if len(named) == 1 else None
@@ -387,14 +432,14 @@ def option_text(turn: Turn) -> Optional[frozenset[str]]:
     """The options named by their own text (:func:`read_option_text`): the whole answer, the opening
     statement, or exactly one option's text stated in the prose (past a copied list's last label).
 
-    In detail: the option's own text (:mod:`cpsd_tasks.choice_text`): the whole answer equals it, the turn
+    In detail: the option's own text (:mod:`cpsd_tasks.reading.option_text`): the whole answer equals it, the turn
     opens by stating it (after 构成/属于/是, in the question's own words, followed by the question's last
     words, as one option's own last clause, or the question's blank ``（ ）`` or its ``哪个机关`` filled
     in), or, outside copied option lines, exactly one option's text (at least four characters after
     a conclusion, or right after 是/为/指的是; of several, the one a ``综上所述`` summary states last) is
     stated.
 
-    Example: ``"甲的行为构成诈骗罪。"`` → the option whose text is 诈骗罪.
+    Example: ``"甲的行为构成诈骗罪。"`` → B (option B: 诈骗罪).
     """
     last = max(LABEL.finditer(turn.text), key=lambda m: m.end(), default=None) if turn.option_list else None
     return read_option_text(turn.text, turn.ctx, (last.end(), label_letter(last)) if last else None,

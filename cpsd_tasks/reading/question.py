@@ -21,7 +21,7 @@ from cpsd_tasks.reading.prepare import strip_edges
 @dataclass(frozen=True)
 class Context:
     """One question as every reading rule compares it (built once per output by
-    :func:`cpsd_tasks.choices.read_choices`)."""
+    :func:`cpsd_tasks.reading.letters.read_choices`)."""
 
     valid: frozenset[str]
     texts: Mapping[str, str]
@@ -77,7 +77,7 @@ def plain_text(text: str) -> str:
 
 def compared_text(text: str) -> str:
     """A piece of output in the form an option's text is compared in (:func:`option_target`): answer prefixes
-    and edge marks stripped from its front as :func:`cpsd_tasks.reader.normalize` strips them from the
+    and edge marks stripped from its front as :func:`cpsd_tasks.reading.normalize.normalize` strips them from the
     option (a leading ``《`` too), then :func:`plain_text`."""
     return plain_text(strip_edges(text))
 
@@ -116,7 +116,7 @@ def negated_ask(question: str) -> bool:
 
 
 # --------------------------------------------------------------------------- verdicts and negations next to a text
-# (read by this rule and by the verdict rule d of :mod:`cpsd_tasks.choices`)
+# (read by this rule and by the verdict rule ``verdicts`` of :mod:`cpsd_tasks.reading.letters`)
 
 # A verdict right after an option's own text ("A:该合同为附解除条件的合同是错误的。").
 TEXT_VERDICT = re.compile(r"(?:(?:这个|这一|这种|该|此)?(?:的说法|说法|的表述|表述))?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|(?:是)?符合(?:法律|相关|有关)?(?:法律)?规定的?|符合题意)"

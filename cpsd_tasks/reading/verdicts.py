@@ -134,74 +134,96 @@ def _bare_predicate(stem: str) -> str:
     return _ASKED_NOUN.sub("", _predicate(stem))
 
 
+def _predicate_match(rest: str, predicate: str) -> bool:
+    """Whether what follows an option's text is the question's own predicate (``是``/``的`` aside)."""
+    return bool(predicate) and rest.removeprefix("是").removesuffix("的") == predicate
+
+
+def _next_line_rest(text: str, end: re.Match, predicate: str) -> str:
+    """The verdict opening the line after an option's own line ("A: <text>\\n正确答案: 正确。"), plain; the
+    question's predicate when it says the predicate's end ("人不应当回避" asked, "不应当回避" said)."""
+    verdict = _NEXT_VERDICT.match(text, end.end())
+    rest = plain_text(verdict.group("verdict")) if verdict and not _ASKED_BACK.search(verdict.group(0)) else ""
+    if (predicate and len(rest) >= 3 and predicate.endswith(rest)
+            and not HEAD_NEGATIVE.search(predicate[:len(predicate) - len(rest)])):
+        return predicate
+    return rest
+
+
+def _label_verdict(text: str, ctx: Context, label: re.Match, predicate: str,
+                   asked: str) -> Optional[tuple[str, bool, bool]]:
+    """The verdict of one option's sentence after its label: ``(letter, right, on the next line)``, or
+    ``None`` when the sentence states no verdict on the option's own text."""
+    letter = label_letter(label) if label.re is LABEL else label.group("letter") or label.group("after")
+    target = ctx.targets.get(letter)
+    if not target or letter not in ctx.valid:
+        return None
+    window = label.end() + 2 * len(target) + 40          # the text and a verdict fit in it (linear)
+    end = _SENTENCE_END.search(text, label.end(), window)
+    if end is None and window < len(text):
+        return None
+    sentence = text[label.end():end.start() if end else len(text)]
+    if _ASKED_BACK.search(sentence):
+        return None                          # "A:<text>属于教唆犯？": asked, not stated
+    stated = plain_text(sentence)
+    if len(asked) >= 4 and stated == asked:
+        return letter, not ctx.negative_question, False   # "A:不违反上诉不加刑原则。"
+    if not stated.startswith(target):
+        return None
+    rest = stated[len(target):]
+    below = not rest and end is not None and text[end.start()] == "\n"
+    if below:                                # the option's own line; its verdict opens the next
+        rest = _next_line_rest(text, end, predicate)
+    if not rest:
+        return None
+    judged = TEXT_VERDICT.fullmatch(rest)
+    if not judged and not below and not _predicate_match(rest, predicate):
+        # "A: <text>，这是…的职权调整，不属于…的调整范围。": the sentence's last clause is the predicate
+        last = plain_text(_LAST_CLAUSE.split(sentence)[-1])
+        if (last and len(last) < len(rest) and rest.endswith(last) and _predicate_match(last, predicate)
+                and not _SUPPOSED.search(rest)):
+            rest = last
+    if judged:
+        return letter, judged.group("pos") is not None, below
+    if _predicate_match(rest, predicate):
+        return letter, not ctx.negative_question, below
+    return None
+
+
+def _sentence_verdicts(text: str, ctx: Context, found: dict[str, set[bool]]) -> None:
+    """Without labels: an option's whole text as a sentence and a verdict as the next
+    ("<A's text>。正确。\\n<B's text>。正确。…"), added to ``found``."""
+    by_text = ctx.keys_by_target
+    shortest = min(map(len, by_text), default=0)
+    pieces = _SENTENCE_END.split(text)
+    for sentence, after in zip(pieces, pieces[1:]):
+        if len(sentence) < shortest or len(after) > 16:
+            continue                         # (cheap length checks before the text is normalised)
+        keys = by_text.get(plain_text(sentence))
+        after = plain_text(after)
+        judged = TEXT_VERDICT.fullmatch(after) if keys and len(after) <= 12 else None
+        for key in keys if judged else ():
+            found.setdefault(key, set()).add(judged.group("pos") is not None)
+
+
 def read_text_verdicts(text: str, ctx: Context) -> dict[str, set[bool]]:
     """Per-option sentences that state an option's own text and then a verdict on it: "A:<text>是
     错误的。" (True = right, as the other verdicts), or the question's own predicate ("A:<text>属于
     教唆犯。" for "下列哪种情形属于教唆犯?": the option answers the question as asked)."""
     predicate = _predicate(ctx.stem)
     asked = _bare_predicate(ctx.stem)        # the predicate alone as a verdict
-
-    def predicate_match(rest: str) -> bool:
-        return bool(predicate) and rest.removeprefix("是").removesuffix("的") == predicate
-
     found: dict[str, set[bool]] = {}
     below: dict[str, set[bool]] = {}         # options judged on the line after their own
     for label in (*LABEL.finditer(text), *_WORD_LABEL.finditer(text)):
-        letter = label_letter(label) if label.re is LABEL else label.group("letter") or label.group("after")
-        target = ctx.targets.get(letter)
-        if not target or letter not in ctx.valid:
-            continue
-        window = label.end() + 2 * len(target) + 40          # the text and a verdict fit in it (linear)
-        end = _SENTENCE_END.search(text, label.end(), window)
-        if end is None and window < len(text):
-            continue
-        sentence = text[label.end():end.start() if end else len(text)]
-        if _ASKED_BACK.search(sentence):
-            continue                         # "A:<text>属于教唆犯？": asked, not stated
-        stated = plain_text(sentence)
-        if len(asked) >= 4 and stated == asked:
-            found.setdefault(letter, set()).add(not ctx.negative_question)   # "A:不违反上诉不加刑原则。"
-            continue
-        if not stated.startswith(target):
-            continue
-        rest = stated[len(target):]
-        into = found
-        if not rest and end is not None and text[end.start()] == "\n":
-            # the option's own line; its verdict opens the next ("A: <text>\n正确答案: 正确。")
-            verdict = _NEXT_VERDICT.match(text, end.end())
-            rest = plain_text(verdict.group("verdict")) if verdict and not _ASKED_BACK.search(verdict.group(0)) else ""
-            if (predicate and len(rest) >= 3 and predicate.endswith(rest)
-                    and not HEAD_NEGATIVE.search(predicate[:len(predicate) - len(rest)])):
-                rest = predicate                 # "人不应当回避" asked, "不应当回避" said (not "应当回避")
-            into = below
-        if not rest:
-            continue
-        judged = TEXT_VERDICT.fullmatch(rest)
-        if not judged and into is found and not predicate_match(rest):
-            # "A: <text>，这是…的职权调整，不属于…的调整范围。": the sentence's last clause is the predicate
-            last = plain_text(_LAST_CLAUSE.split(sentence)[-1])
-            if (last and len(last) < len(rest) and rest.endswith(last) and predicate_match(last)
-                    and not _SUPPOSED.search(rest)):
-                rest = last
-        if judged:
-            into.setdefault(letter, set()).add(judged.group("pos") is not None)
-        elif predicate_match(rest):
-            into.setdefault(letter, set()).add(not ctx.negative_question)
+        judged = _label_verdict(text, ctx, label, predicate, asked)
+        if judged is not None:
+            letter, right, on_next_line = judged
+            (below if on_next_line else found).setdefault(letter, set()).add(right)
     if len(below) >= 2:                      # (one bare "正确。" after a copied list judges nothing)
         for letter, values in below.items():
             found.setdefault(letter, set()).update(values)
     if not found and _VERDICT_SENTENCE.search(text):   # no labels: "<A's text>。正确。\n<B's text>。正确。…"
-        by_text = ctx.keys_by_target
-        shortest = min(map(len, by_text), default=0)
-        pieces = _SENTENCE_END.split(text)
-        for sentence, after in zip(pieces, pieces[1:]):
-            if len(sentence) < shortest or len(after) > 16:
-                continue                     # (cheap length checks before the text is normalised)
-            keys = by_text.get(plain_text(sentence))
-            after = plain_text(after)
-            judged = TEXT_VERDICT.fullmatch(after) if keys and len(after) <= 12 else None
-            for key in keys if judged else ():
-                found.setdefault(key, set()).add(judged.group("pos") is not None)
+        _sentence_verdicts(text, ctx, found)
     return found
 
 
@@ -227,10 +249,8 @@ def _header_verdicts(text: str, ctx: Context) -> dict[str, bool]:
     return found
 
 
-def read_verdicts(text: str, ctx: Context, text_verdicts: dict[str, set[bool]]) -> Optional[frozenset[str]]:
-    """The options the turn's verdicts choose (rule d; ``text_verdicts``: :func:`read_text_verdicts` of
-    ``text``, computed once by the caller, which also uses it)."""
-    verdict: dict[str, bool] = {}
+def _concluded_verdicts(text: str, ctx: Context, verdict: dict[str, bool]) -> None:
+    """Conclusions naming an option ("因此，A选项是正确的答案", "因此，选项D李某有权…"), into ``verdict``."""
     for match in _CONCLUDED.finditer(text):
         if match.group("letter") not in ctx.valid:
             continue
@@ -238,27 +258,40 @@ def read_verdicts(text: str, ctx: Context, text_verdicts: dict[str, set[bool]]) 
             verdict[match.group("letter")] = match.group("pos") is not None
         elif not _DENIAL.search(match.group("rest")):
             verdict[match.group("letter")] = not ctx.negative_question   # "因此，选项D李某有权…"
+
+
+def _said_as_asked(text: str, ctx: Context, listed: re.Match, predicate: str) -> bool:
+    """Letters followed by the question's own predicate, after 只有 or as the whole answer: "只有B是违法的"
+    (…哪一条是违法的?), "A属于直接证据。" (…属于直接证据的是?)."""
+    said = (_SAID.match(text, listed.end()) or _SAID_BARE.match(text, listed.end())) if predicate else None
+    return bool(len(predicate) >= 2 and said and said.group("said") in (predicate, _bare_predicate(ctx.stem))
+                and (text.endswith("只有", 0, listed.start())
+                     or (not text[:listed.start()].strip() and not text[said.end():].strip(" \t\n。.")))
+                and not re.search(r"如果|假如|假设|若|并非|不是|不", text[max(0, listed.start() - 6):listed.start() - 2]))
+
+
+def _singled_out(text: str, ctx: Context, listed: re.Match) -> bool:
+    """The one option singled out by 只有 with words of the question's or not condemning it: "只有C是符合…
+    承保条件" (…不属于…的是); not "只有A、B、C、D中的一个…", not hedged, not withdrawn after."""
+    if not text.endswith("只有", 0, listed.start()) or letters_in(listed.group(0), ctx.valid) == ctx.valid:
+        return False
+    said = _SAID.match(text, listed.end()) or _ONLY_SAID.match(text, listed.end())
+    return bool(said and not _VERDICT_WORD.search(said.group("said"))
+                and (_shares_words(plain_text(said.group("said")), ctx.stem) or not _CONDEMNED.search(said.group("said")))
+                and not _only_hedged(text, listed.start() - 2)
+                and not _ONLY_WITHDRAWN.match(text, said.end()))
+
+
+def _listed_verdicts(text: str, ctx: Context, verdict: dict[str, bool]) -> None:
+    """Letter lists followed by a verdict ("A项错误，B项正确"), by the question's predicate or singled
+    out by 只有, into ``verdict``."""
     predicate = _predicate(ctx.stem)
     for listed in LETTER_LIST_RE.finditer(text):
         match = VERDICT_TAIL.match(text, listed.end())
         if match is None:
-            said = (_SAID.match(text, listed.end()) or _SAID_BARE.match(text, listed.end())) if predicate else None
-            if (len(predicate) >= 2 and said and said.group("said") in (predicate, _bare_predicate(ctx.stem))
-                    and (text.endswith("只有", 0, listed.start())
-                         or (not text[:listed.start()].strip() and not text[said.end():].strip(" \t\n。.")))
-                    and not re.search(r"如果|假如|假设|若|并非|不是|不", text[max(0, listed.start() - 6):listed.start() - 2])):
-                for letter in letters_in(listed.group(0), ctx.valid):     # "只有B是违法的" (…哪一条是违法的?), or
-                    # the whole answer: "A属于直接证据。" (…属于直接证据的是?)
+            if _said_as_asked(text, ctx, listed, predicate) or _singled_out(text, ctx, listed):
+                for letter in letters_in(listed.group(0), ctx.valid):
                     verdict[letter] = not ctx.negative_question
-            elif (text.endswith("只有", 0, listed.start())
-                  and letters_in(listed.group(0), ctx.valid) != ctx.valid       # (not "只有A、B、C、D中的一个…")
-                  and (said := _SAID.match(text, listed.end()) or _ONLY_SAID.match(text, listed.end()))
-                  and not _VERDICT_WORD.search(said.group("said"))
-                  and (_shares_words(plain_text(said.group("said")), ctx.stem) or not _CONDEMNED.search(said.group("said")))
-                  and not _only_hedged(text, listed.start() - 2)
-                  and not _ONLY_WITHDRAWN.match(text, said.end())):
-                for letter in letters_in(listed.group(0), ctx.valid):     # "只有C是符合…承保条件" (…不属于…的是):
-                    verdict[letter] = not ctx.negative_question         # the one option singled out
             continue
         start = listed.start()
         if text[max(0, start - 1):start] in ("不", "非") or text.endswith(("除了", "除"), 0, start):
@@ -267,18 +300,26 @@ def read_verdicts(text: str, ctx: Context, text_verdicts: dict[str, set[bool]]) 
             continue                         # "…\nB:对" cut off by the length limit: a label, no verdict
         for letter in letters_in(listed.group(0), ctx.valid):
             verdict[letter] = match.group("pos") is not None
-    line_verdicts: dict[str, set[bool]] = {letter: set(values) for letter, values in text_verdicts.items()}
+
+
+def _english_verdicts(text: str, ctx: Context, line_verdicts: dict[str, set[bool]]) -> None:
+    """English verdict lines ("A: The statement is incorrect."), into ``line_verdicts``; not an option
+    translated ("A: The judgment is consistent with the legal provisions…") nor a claim reported."""
     for match in (*ENGLISH_VERDICT.finditer(text), *_ENGLISH_BARE_VERDICT.finditer(text),
                   *_ENGLISH_RULE_VERDICT.finditer(text)):
         if match.re is _ENGLISH_RULE_VERDICT and (re.search(r"符合|违反|违法|合法", ctx.texts.get(match.group("letter"), ""))
                                                   or _ENGLISH_CLAIMED.search(match.group(0))):
-            continue                         # "A: The judgment is consistent with the legal provisions…": option A
-            # translated; "A: Whether … is in accordance … depends", "A: Zhang claims … but this is wrong"
+            continue
         if match.group("letter") in ctx.valid and not _ENGLISH_NO_VERDICT.search(match.group("rest")):
             line_verdicts.setdefault(match.group("letter"), set()).add(match.group("pos") is not None)
+
+
+def _marked_lines(text: str, ctx: Context, line_verdicts: dict[str, set[bool]]) -> None:
+    """Option lines ending in a verdict or a mark (``A. <text> 正确``, ``1. <option A's text> 正确答案``),
+    into ``line_verdicts``. "A. <text> 正确答案\\nB. <text> 错误答案": marks of the answer, not of the
+    statement's truth — the options marked 正确答案 are chosen whatever the question asks (only when every
+    line is so marked)."""
     line_matches = list(_LINE_VERDICT.finditer(text))
-    # "A. <text> 正确答案\nB. <text> 错误答案": marks of the answer, not of the statement's truth — the
-    # options marked 正确答案 are chosen whatever the question asks (only when every line is so marked)
     answer_marks = bool(line_matches) and all(match.group("pos") == "正确答案" or match.group("neg") == "错误答案"
                                               for match in line_matches) and not _MAPPED.search(text)
     for match in line_matches:
@@ -295,6 +336,17 @@ def read_verdicts(text: str, ctx: Context, text_verdicts: dict[str, set[bool]]) 
             if answer_marks:                 # (stored with the polarity the choice below turns into "chosen")
                 positive = positive != ctx.negative_question
             line_verdicts.setdefault(letter, set()).add(positive)
+
+
+def read_verdicts(text: str, ctx: Context, text_verdicts: dict[str, set[bool]]) -> Optional[frozenset[str]]:
+    """The options the turn's verdicts choose (rule ``verdicts``; ``text_verdicts``: :func:`read_text_verdicts`
+    of ``text``, computed once per turn, which other rules also use)."""
+    verdict: dict[str, bool] = {}
+    _concluded_verdicts(text, ctx, verdict)
+    _listed_verdicts(text, ctx, verdict)
+    line_verdicts: dict[str, set[bool]] = {letter: set(values) for letter, values in text_verdicts.items()}
+    _english_verdicts(text, ctx, line_verdicts)
+    _marked_lines(text, ctx, line_verdicts)
     if all(len(values) == 1 for values in line_verdicts.values()):
         verdict.update({letter: values.pop() for letter, values in line_verdicts.items()})
     # (one option called both right and wrong in the lines: contradictory blocks, no verdict)
@@ -324,7 +376,7 @@ def verdicts(turn: Turn) -> Optional[frozenset[str]]:
     In detail: verdicts next to letters (``只有选项B是对的``, ``只有C是符合…条件``, ``A项错误，B项正确``, ``A: 正确。\\nC: 正确。``,
     ``因此，A选项是正确的答案``, ``A: The statement is incorrect.``, an option's line ending in the question's
     own predicate or holding only it): the letters judged correct, or judged wrong when the question
-    asks for the wrong statement (``…错误的是``);
+    asks for the wrong statement (``…错误的是``).
 
     Example: ``"A项错误，B项正确"`` → B.
     """
