@@ -154,6 +154,7 @@ def _prose_then_truncated_json(k: int) -> str:
     return "这是一段很长的说明文字。" * k + ner_json([("人名", f"张某{i}") for i in range(k)])[:-1] + ',{"type"'
 
 
+@pytest.mark.slow
 def test_parser_long_outputs_are_linear_and_never_crash():
     long_valid = ner_json([("人名", f"张某{i}") for i in range(600)])  # ~17k chars
     garbage = "[{" * 5000 + "汪某"  # 10k chars of unbalanced brackets
@@ -233,6 +234,7 @@ SLOW_BEFORE = {
 GROWTH_N = 5_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SLOW_BEFORE)
 def test_pathological_outputs_parse_in_linear_time(name):
     make, task, expected = SLOW_BEFORE[name]

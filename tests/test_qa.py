@@ -493,6 +493,7 @@ ABCDE = {k: k for k in "ABCDE"}
     "答案是" + "A、" * 5000 + "x",
     "A" * 10000,
 ])
+@pytest.mark.slow
 def test_extract_choices_is_linear_on_adversarial_lists(output):
     # Time at k and 4k copies of the output (at least ~2,500 characters), not a wall-clock budget.
     def read(text):

@@ -419,6 +419,7 @@ def _read_everything(text):
     classification.judge(text, "谣言", get_task("rumor"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["repeated letter lists", "declarations on one line"])
 def test_choice_reader_stays_linear_at_larger_sizes(name):
     """These two were quadratic with a small constant (1.8 s at 23,000 characters, 30 s at 92,000):
@@ -428,6 +429,7 @@ def test_choice_reader_stays_linear_at_larger_sizes(name):
     assert growth_ratio(lambda text: read_choices(text + "\n答案：D", FOUR), SLOW_ONCE[name], 20_000) < BOUND
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(SLOW_ONCE))
 def test_readers_stay_linear_on_inputs_that_were_quadratic(name):
     from growth import BOUND, growth_ratio
@@ -435,6 +437,7 @@ def test_readers_stay_linear_on_inputs_that_were_quadratic(name):
     assert growth_ratio(_read_everything, SLOW_ONCE[name], 5000) < BOUND
 
 
+@pytest.mark.slow
 def test_text_followed_by_the_questions_words_stays_linear_with_a_long_question():
     """An opening compared with the question's last words (options' texts, then the stem's ending):
     when both end in one repeated character every split was tried, O(opening × stem) (8.8 s for
@@ -447,6 +450,7 @@ def test_text_followed_by_the_questions_words_stays_linear_with_a_long_question(
                         lambda n: ("甲" * n, "下列哪一项" + "甲" * (n // 4)), 2000) < BOUND
 
 
+@pytest.mark.slow
 def test_an_option_line_of_many_open_brackets_before_a_tag_stays_linear():
     """Whether a tag ("A.裁定再审 【正确答案】") sits inside a bracket of other words was searched from every open
     bracket of the line to its end (1.2 s at 20,000 characters); now each bracket's search stops at the next."""
@@ -457,6 +461,7 @@ def test_an_option_line_of_many_open_brackets_before_a_tag_stays_linear():
                         lambda n: "A." + "（甲" * (n // 2) + "）【正确答案】\nB.决定再审\nC.裁定驳回申请\nD.通知驳回", 5000) < BOUND
 
 
+@pytest.mark.slow
 def test_a_question_of_many_interrogatives_stays_linear():
     """The interrogative taken for a blank ("…应当报哪个机关批准?") must end the question: that was checked to
     the question's end from every 哪一/哪个 (1.1 s at 10,000 characters, 4.7 s at 20,000); now within 24

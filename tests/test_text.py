@@ -126,6 +126,7 @@ def test_normalize_fences_html_zero_width(raw, expected):
     assert normalize(raw) == expected
 
 
+@pytest.mark.slow
 def test_strip_think_is_linear_on_many_unclosed_tags():
     from growth import assert_linear
 
