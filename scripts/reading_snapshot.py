@@ -216,6 +216,18 @@ def compare(a: Path, b: Path, show: int = 30) -> int:
     return sum(changed.values()) + abs(len(left) - len(right))
 
 
+def count_rules(path: Path) -> tuple[int, Counter]:
+    """``(choice readings, Counter of the rule that decided or "no answer: <reason>")`` of a digest written
+    with the rule field (not ``--letters-only``)."""
+    counts: Counter = Counter()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            if "letters" in record:
+                counts[record.get("rule") or f"no answer: {record.get('reason')}"] += 1
+    return sum(counts.values()), counts
+
+
 def main(argv=None) -> int:
     """Entry point: write a digest, optionally compare it with another one (exit 1 when they differ)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -224,7 +236,15 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=0)
     parser.add_argument("--letters-only", action="store_true", help="leave out the rule/reason fields")
     parser.add_argument("--compare", type=Path, help="a digest to compare the new one with")
+    parser.add_argument("--count-rules", action="store_true",
+                        help="only count, in the existing digest OUT, the choice readings by the rule that decided")
     args = parser.parse_args(argv)
+    if args.count_rules:
+        total, counts = count_rules(args.out)
+        print(f"{total} choice readings")
+        for name, count in counts.most_common():
+            print(f"{count:>8}  {name}")
+        return 0
     if not REALOUT.is_dir():
         print(f"reading_snapshot: real-output corpora not found at {REALOUT}", file=sys.stderr)
         return 2
