@@ -17,6 +17,8 @@ from typing import Any, Optional
 
 from cpsd_tasks.ie.items import _Reader
 from cpsd_tasks.ie.schema import _NONE_ANSWERS, norm_text
+from cpsd_tasks.reading.lexicon import IE_HEADS
+from cpsd_tasks.reading.patterns import one_of
 from cpsd_tasks.reading.turns import first_turn
 from cpsd_tasks.tasks import get_task
 
@@ -24,7 +26,7 @@ from cpsd_tasks.tasks import get_task
 # same characters (a 50k-space line or an unclosed 50k-character fence used to take seconds).
 _FENCE_INFO = re.compile(r"[ \t]*[A-Za-z0-9_-]*[ \t]*\n?")  # language tag after an opening ```
 # An explicit answer declaration; the text after the last one is read first (see parse_output).
-_DECLARATION = re.compile(r"(?:最终答案|答案|final answer|answer)(?:如下|是|为)?[ \t]*:", re.IGNORECASE)
+_DECLARATION = re.compile(one_of(IE_HEADS) + r"(?:如下|是|为)?[ \t]*:", re.IGNORECASE)
 _MAX_NONE_CHARS = 100  # longer outputs are never a bare "无"/"none" answer
 _MAX_CANDIDATES = 200  # strict JSON start positions tried per block (keeps 10k-char outputs fast)
 _MAX_REPAIRS = 2  # json_repair attempts per block (it reads on past the first value)

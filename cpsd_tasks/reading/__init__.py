@@ -2,7 +2,8 @@
 
 One package holds every reader, in layers (each imports only the ones above it):
 
-* :mod:`~cpsd_tasks.reading.lexicon` — the word lists the readers share, each spelled once;
+* :mod:`~cpsd_tasks.reading.lexicon` — the word lists the readers share, each spelled once, and
+  :mod:`~cpsd_tasks.reading.patterns`, the builders that make patterns of them;
 * :mod:`~cpsd_tasks.reading.prepare` — ``<think>`` blocks, NFKC, Traditional folding, bracketed
   declarations, markup, edges;
 * :mod:`~cpsd_tasks.reading.turns` — end markers, role markers, new questions: the model's own turn;

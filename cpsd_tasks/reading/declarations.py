@@ -23,6 +23,8 @@ from cpsd_tasks.reading.letter_patterns import (
 from cpsd_tasks.reading.question import Context, compared_text, plain_text
 from cpsd_tasks.reading.rule_kit import NoAnswer, Turn
 from cpsd_tasks.reading.turns import QUESTION_MARKER
+from cpsd_tasks.reading.lexicon import DOUBTS, SUPPOSITIONS, TEXT_HEADS, UNDECIDED_HEADS
+from cpsd_tasks.reading.patterns import alternatives, one_of
 
 # A weaker head: the letter must be used as a label ("…错误的是D:开庭…", "属于D:犯意表示") or end the
 # clause ("正确的是D。", "错误的是C").
@@ -54,7 +56,7 @@ _CLAUSE_START = re.compile(r"(?:[\s\S]*[.,;:!?\n，。；：！？])?")
 # After an English declared letter: a condition ("… is option D only if the contract is void").
 _ENGLISH_CONDITION = re.compile(r"(?i)[ \t]*(?:only (?:if|when)|,[ \t]*(?:only )?(?:if|unless))\b")
 # Before a weak declaration ("是A", "为B"): a hedge or a question, not an answer ("可能是A", "是否为B").
-_HEDGE_BEFORE = re.compile(r"(?:还|可能|也许|或许|是否|是不是|如果|假如|若)$")
+_HEDGE_BEFORE = re.compile(one_of(("还",), DOUBTS, ("是否", "是不是"), SUPPOSITIONS, without=("假设",)) + "$")
 _WRONG_LIST = re.compile(r"(?:错误|不正确|错的) ?$")
 _NOT_AFTER = re.compile(r" ?(?:不是|并非|不应|不该|不能是)")
 
@@ -62,7 +64,7 @@ _NOT_AFTER = re.compile(r" ?(?:不是|并非|不应|不该|不能是)")
 # An option's own line calling it wrong after declaring it ("B: 正确答案是B。…因此B是错误的答案。").
 _CALLED_WRONG = re.compile(r"是错误的|错误的答案|错误答案|不正确的答案|是不正确的")
 # A declaration in an option's line that is only supposed ("A: 如果正确答案是A，…", "A: 正确答案是A的可能性不大").
-_HEDGED_SLOT = re.compile(r"如果|假设|假如|若|可能|是否")
+_HEDGED_SLOT = re.compile(alternatives(SUPPOSITIONS, DOUBTS, ("是否",), without=("也许", "或许")))
 _HEDGED_AFTER = re.compile(r"[ \t]*(?:的可能性|吗|呢|\?|？|还是|或)")
 # The polarity a weak declaration's head states ("错误的说法是", "正确的是").
 _DECLARED_POLARITY = re.compile(r"(?:(?P<neg>错误|不正确|不对|错)(?:的)?(?:说法|表述|选项|答案)?|(?<![不错])(?:正确|对)(?:的)?(?:说法|表述)?)"
@@ -408,7 +410,7 @@ _COMBINATION = re.compile(r"[.．:：、][A-Z](?:[,，、][A-Z])+(?=[ \t]*(?:\n|
 _HYPOTHETICAL = re.compile(r"如(?!下)|若|例如|比如")
 _FINAL = re.compile(r"(?:最终答案|(?i:(?:the\s+)?final\s+answer))")
 # A declaration that no option can be chosen ("正确答案: 无法判断", "答案：无法确定").
-_UNDECIDED = re.compile(r"(?:正确答案|最终答案|答案)[ \t]*(?:是|为)?[ \t]*[:：]?[ \t]*(?:无法判断|无法确定|无法选择|不能确定|不确定)")
+_UNDECIDED = re.compile(one_of(UNDECIDED_HEADS) + r"[ \t]*(?:是|为)?[ \t]*[:：]?[ \t]*(?:无法判断|无法确定|无法选择|不能确定|不确定)")
 _ITEM_END = re.compile(r"[;；\n]")
 _NEWLINE = re.compile(r"\n")
 _NUMBERED_LINE = re.compile(r"[ \t]*\d{1,3}[.、)]")
@@ -504,7 +506,7 @@ def _opens_list(text: str, end: int) -> bool:
     return stop is None and len(text) - end < 400 and not text.rstrip().endswith(("。", ".", "!", "！", "?", "？"))
 
 
-_DECLARED_TEXT = re.compile(r"(?:最终答案|正确答案|参考答案|答案|正确选项|解决方案)[ \t]*(?:应该是|应为|是|为)?[ \t]*[:：]?[ \t]*"
+_DECLARED_TEXT = re.compile(one_of(TEXT_HEADS) + r"[ \t]*(?:应该是|应为|是|为)?[ \t]*[:：]?[ \t]*"
                             r"(?P<content>[^\n。；;]{2,80})")
 
 

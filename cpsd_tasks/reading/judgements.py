@@ -14,6 +14,8 @@ from cpsd_tasks.reading.labels import read_label
 from cpsd_tasks.reading.normalize import drop_questions, normalize, unwrap
 from cpsd_tasks.reading.prepare import squeeze
 from cpsd_tasks.reading.refusals import is_clear_refusal
+from cpsd_tasks.reading.lexicon import JUDGEMENT_HEADS
+from cpsd_tasks.reading.patterns import one_of
 
 # Words that contain a label character without naming the label; hidden before reading the labels
 # from free text ("是否", "否则" name neither 是 nor 否).
@@ -22,7 +24,7 @@ _NOT_LABELS = re.compile(r"是否正确|是否错误|是否对|是否错|正确�
                          r"是对是错|是否|与否|能否|可否|否则|否认|是不是")
 # A clause ends at sentence or clause punctuation or whitespace.
 _CLAUSE_END = re.compile(r"[。，,；;！!？?\n\r:：\s]")
-_DECLARATION_HEAD = (r"(?:最终答案|正确答案|参考答案|答案|结论|判断结果|回答)\s*"
+_DECLARATION_HEAD = (one_of(JUDGEMENT_HEADS) + r"\s*"
                      r"(?:应该是|应当是|应该为|应为|应是|是|为)?\s*[:：]?\s*[\"'“‘「『]?")
 
 

@@ -17,10 +17,12 @@ from cpsd_tasks.reading.lexicon import (
 )
 from cpsd_tasks.reading.normalize import drop_questions, normalize
 from cpsd_tasks.reading.prepare import squeeze_spaces
+from cpsd_tasks.reading.lexicon import LABEL_HEADS
+from cpsd_tasks.reading.patterns import alternatives
 
 # An explicit declaration of a label ("结论：谣言", "答案是积极", "判断结果为诈骗"): nouns only, so
 # the verb in "题目要求判断是谣言还是非谣言" declares nothing; 回答/答 need their colon.
-_DECLARED_HEAD = (r"(?:最终答案|正确答案|答案|结论|判断结果|分类结果|识别结果|类别|标签|(?:回答|答)\s*[:：])"
+_DECLARED_HEAD = (f"(?:{alternatives(LABEL_HEADS)}|" r"(?:回答|答)\s*[:：])"
                   r"\s*(?:应该是|应当是|应为|是|为)?\s*[:：]?\s*[\"'“‘「『]?")
 
 

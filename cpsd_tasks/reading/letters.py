@@ -85,6 +85,8 @@ from cpsd_tasks.reading.question import (
 from cpsd_tasks.reading.rule_kit import NoAnswer, Turn
 from cpsd_tasks.reading.turns import QUESTION_MARKER, mark_echoes, turns
 from cpsd_tasks.reading.verdicts import text_verdicts_of, verdicts
+from cpsd_tasks.reading.lexicon import BARE_HEADS, DOUBTS, NUMBERED_HEADS, SUPPOSITIONS, VIEWS
+from cpsd_tasks.reading.patterns import alternatives, one_of
 
 _LOWER_LIST_RE = re.compile(LOWER_LETTER_LIST)
 _RETRACTED = r" ?[(（]? ?(?:都|均|全|也)?(?:不对|不正确|错误|错了|是错的|是错误|有误|不是|不选|不符合)| ?(?:吗|呢|\?|？)"
@@ -482,7 +484,8 @@ def _repeated_item(lines: list[str], ctx: Context) -> Optional[frozenset[str]]:
 
 # In the line after an answer: a supposition, someone else's or a likely wrong answer, a distractor, another
 # question ("如果选A", "有观点认为答案是A", "考生容易错选为A", "干扰项为A", "第2题答案：C", "…下列说法正确的是(B)").
-_NOT_RESTATED = re.compile(r"如果|假如|假设|若|观点|有人|认为|容易|错选|误选|干扰|很多人|会选|可能|或许|也许|第\s*\d+\s*题|下一?题"
+_NOT_RESTATED = re.compile(alternatives(SUPPOSITIONS, VIEWS, DOUBTS, ("容易", "错选", "误选", "干扰", "很多人", "会选"))
+                           + r"|第\s*\d+\s*题|下一?题"
                            r"|^\s*\d+\s*[.、)]|下列|以下|哪|[?？]")
 # A polarity said in that line ("其中错误的是A", "正确的说法是B").
 _DECLARED_POLARITY_IN = re.compile(r"(?P<neg>错误|不正确|不对)(?:的)?(?:说法|表述|选项|答案)?(?:的)?(?:是|为|有)|(?<![不错])正确(?:的)?(?:说法|表述)?(?:的)?(?:是|为|有)")
@@ -636,12 +639,15 @@ def _rejoin_list(pieces: list[str], ctx: Context) -> list[str]:
 
 
 _ITEM_LABEL = re.compile(r"[(（\[【]?(?P<letter>[A-Z])[)）\]】]?[ \t]?[:：.．、]")
-_NUMBERED_DECLARATION = re.compile(r"\s*\d{1,3}[.、)][ \t]*(?:正确答案|答案)")
+_NUMBERED_DECLARATION = re.compile(r"\s*\d{1,3}[.、)][ \t]*" + one_of(NUMBERED_HEADS))
+
+
+_BARE_HEAD = re.compile(r"^\W*" + one_of(BARE_HEADS) + r"?\W*")
 
 
 def _is_bare(text: str) -> bool:
     """A turn that holds nothing but a declaration and a letter list ("[正确答案]B", "D")."""
-    stripped = re.sub(r"^\W*(?:正确答案|答案|最终答案)?\W*", "", text.strip())
+    stripped = _BARE_HEAD.sub("", text.strip())
     return bool(stripped) and bool(LETTER_LIST_RE.fullmatch(strip_edges(stripped)))
 
 

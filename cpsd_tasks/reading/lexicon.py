@@ -4,7 +4,15 @@
   :data:`NAMES_NOTHING_BEFORE`, :data:`NAMES_NOTHING_AFTER` (a mention inside a question or another
   word names nothing);
 * the 判断 label sets' surface forms — :data:`READING_JUDGE_ALIASES`, :data:`READING_JUDGE_SHORT`
-  (case_reading 是/否/未知), :data:`EXAM_TF_ALIASES`, :data:`EXAM_TF_SHORT` (police_exam 正确/错误).
+  (case_reading 是/否/未知), :data:`EXAM_TF_ALIASES`, :data:`EXAM_TF_SHORT` (police_exam 正确/错误);
+* answer heads — :data:`ANSWER_HEADS` (every head word) and, side by side, the subset each reader
+  accepts (:data:`BRACKETED_HEADS`, :data:`PREFIX_HEADS`, :data:`LABEL_HEADS`, …);
+* hedges — :data:`SUPPOSITIONS`, :data:`DOUBTS`, :data:`VIEWS`, from which the readers' hedge patterns
+  are built (:mod:`cpsd_tasks.reading.patterns`).
+
+The option-letter reader's own declaration heads (:data:`cpsd_tasks.reading.letter_patterns.DECLARATION`,
+with its verbs 故选/应选/我选… and English forms) and the verdict words are regular expressions, not word
+lists, and stay beside their patterns.
 
 Source: SPEC.md §4.1, §4.4 and the project's audit of real outputs (README "Answer reading").
 """
@@ -49,3 +57,52 @@ EXAM_TF_SHORT: dict[str, str] = {
     "错": "错误", "否": "错误", "×": "错误", "✗": "错误", "✘": "错误",
     "False": "错误", "false": "错误", "FALSE": "错误", "F": "错误",
 }
+
+
+# --------------------------------------------------------------------------- answer heads
+
+#: Every word that heads an answer declaration ("答案：B", "结论：谣言", "[正确答案]B"), spelled once. The
+#: readers each accept a subset (below, side by side, so that their differences are visible); a
+#: pattern takes its subset through :func:`cpsd_tasks.reading.patterns.one_of`.
+ANSWER_HEADS: tuple[str, ...] = ("最终答案", "正确答案", "参考答案", "标准答案", "答案", "正确选项", "解决方案", "结论",
+                                 "判断结果", "分类结果", "识别结果", "结果", "分类", "判断", "类别", "标签", "回答", "答",
+                                 "answer", "final answer")
+
+
+def _heads(*words: str) -> tuple[str, ...]:
+    """A subset of :data:`ANSWER_HEADS` (raises at import when a word is not one of them)."""
+    unknown = [word for word in words if word not in ANSWER_HEADS]
+    if unknown:
+        raise ValueError(f"not in ANSWER_HEADS: {unknown}")
+    return words
+
+
+#: Bracketed declarations made plain (``[正确答案]B`` → ``正确答案：B``; :mod:`cpsd_tasks.reading.prepare`).
+BRACKETED_HEADS = _heads("正确答案", "最终答案", "参考答案", "标准答案", "答案", "正确选项", "答")
+#: Prefixes stripped from the front of an answer by :func:`cpsd_tasks.reading.normalize.normalize`.
+PREFIX_HEADS = _heads("最终答案", "正确答案", "答案", "回答", "结论", "结果", "分类结果", "分类", "判断结果", "判断",
+                      "answer", "final answer")
+#: Heads of a declared label (:mod:`cpsd_tasks.reading.labels`; 回答/答 need their colon there).
+LABEL_HEADS = _heads("最终答案", "正确答案", "答案", "结论", "判断结果", "分类结果", "识别结果", "类别", "标签")
+#: Heads of a declared 判断 label (:mod:`cpsd_tasks.reading.judgements`).
+JUDGEMENT_HEADS = _heads("最终答案", "正确答案", "参考答案", "答案", "结论", "判断结果", "回答")
+#: Heads of a declared option text (rule ``declared_text``).
+TEXT_HEADS = _heads("最终答案", "正确答案", "参考答案", "答案", "正确选项", "解决方案")
+#: Heads of an undecided last declaration ("正确答案: 无法判断").
+UNDECIDED_HEADS = _heads("正确答案", "最终答案", "答案")
+#: Heads of a bare declaration turn ("[正确答案]B") and of a numbered one ("17. 答案：A").
+BARE_HEADS = _heads("正确答案", "答案", "最终答案")
+NUMBERED_HEADS = _heads("正确答案", "答案")
+#: Heads before a verdict on the line after an option's own line ("正确答案: 正确。").
+VERDICT_LINE_HEADS = _heads("正确答案", "答案", "判断", "结论")
+#: Heads of an IE answer's declaration ("答案：[…]", "final answer:"; :mod:`cpsd_tasks.ie.parse`).
+IE_HEADS = _heads("最终答案", "答案", "final answer", "answer")
+
+# --------------------------------------------------------------------------- hedges
+
+#: Suppositions ("如果是A…"), doubts ("可能是A") and someone's view ("有人认为…"): what follows is not the
+#: model's own answer. Each reader's hedge list is built from these (below); where it leaves one out
+#: (``without``), the reader's cases pin that.
+SUPPOSITIONS: tuple[str, ...] = ("如果", "假如", "假设", "若")
+DOUBTS: tuple[str, ...] = ("可能", "也许", "或许")
+VIEWS: tuple[str, ...] = ("认为", "观点", "有人")

@@ -52,6 +52,8 @@ from cpsd_tasks.reading.question import (
     plain_text,
 )
 from cpsd_tasks.reading.rule_kit import Turn
+from cpsd_tasks.reading.lexicon import DOUBTS, SUPPOSITIONS, VIEWS
+from cpsd_tasks.reading.patterns import alternatives
 
 # --------------------------------------------------------------------------- rule option_text: an option's own text
 
@@ -113,7 +115,8 @@ def _filled(text: str, ctx: Context) -> Optional[frozenset[str]]:
 # The opening is not a statement: a question, a hedge or a supposition, or someone else's view.
 # In a sentence that fills a "哪个机关" blank: two candidates, someone's view, or a turn ("但…").
 _UNDECIDED_FILL = re.compile(r"还是|或者|认为|主张|但|不过|然而")
-_OPENING_HEDGE = re.compile(r"吗|呢|是否|能否|是不是|可能|也许|或许|假设|假如|如果|若|有观点|有人|观点认为|不一定|未必|分析|首先")
+_OPENING_HEDGE = re.compile(alternatives(("吗", "呢", "是否", "能否", "是不是"), DOUBTS, SUPPOSITIONS,
+                                          ("有观点", "有人", "观点认为", "不一定", "未必", "分析", "首先")))
 # A verdict against what was just said, opening the next sentence ("这一说法错误", "以上回答是错误的",
 # "不对"), or inside a sentence after a statement (", 这种说法是错误的").
 _RETRACTION = re.compile(r"错误|不对|不正确|有误|不成立|并非如此")
@@ -299,7 +302,7 @@ _CONCLUSION = re.compile(r"^答(?!案)|因此|所以|故|综上|可见|答案|�
 
 
 _SUMMARY = re.compile(r"综上")
-_SUMMARY_HEDGE = re.compile(r"如果|假如|假设|若|认为|观点|判断|是否|还是|与否|可能|也许|或许|有人")
+_SUMMARY_HEDGE = re.compile(alternatives(SUPPOSITIONS, VIEWS, ("判断", "是否", "还是", "与否"), DOUBTS))
 _WHEN = ("后", "时", "前", "之后", "以后", "之前")
 # 是/为 that end a supposition, a question or someone's view ("如果是", "要是", "难道是", "有人认为(是)",
 # "争议焦点为"): the text after them is not stated. ("因为<text>" states it as a reason: read only when

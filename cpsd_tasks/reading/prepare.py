@@ -21,6 +21,9 @@ import re
 import unicodedata
 from typing import Optional
 
+from cpsd_tasks.reading.lexicon import BRACKETED_HEADS, PREFIX_HEADS
+from cpsd_tasks.reading.patterns import alternatives, one_of
+
 # --------------------------------------------------------------------------- reasoning blocks
 
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
@@ -109,7 +112,7 @@ def fold_traditional(text: str) -> str:
 # up to the answer, rewritten as "正确答案：" so that every reader sees one form.
 _BRACKET_DECLARATION = re.compile(
     # starts only at a bracket or a head (never at whitespace: no quadratic re-scan of long runs)
-    r"(?=[\[【<〔(（正最参标答])[\[【<〔(（]?[ \t]?(正确答案|最终答案|参考答案|标准答案|答案|正确选项|答)[ \t]?[\]】>〕)）]"
+    r"(?=[\[【<〔(（正最参标答])[\[【<〔(（]?[ \t]?" f"({alternatives(BRACKETED_HEADS)})" r"[ \t]?[\]】>〕)）]"
     r"(?:[ \t]*[:：])?"
 )
 
@@ -147,7 +150,7 @@ EDGE_CHARS = (
 _NUMERIC_EDGE = ".-+"
 _EDGE_CLASS = re.escape("".join(c for c in EDGE_CHARS if c not in _NUMERIC_EDGE))
 # A leading answer prefix such as 答案：/ 答： / 回答: / Answer: / 最终答案是 / 结论：
-_PREFIX = (r"(?:最终答案|正确答案|答案|回答|结论|结果|分类结果|分类|判断结果|判断|answer|final answer)"
+_PREFIX = (one_of(PREFIX_HEADS) +
            r"\s*(?:是|为)?\s*[:：]?\s*|答\s*[:：]\s*")
 # Everything normalize() drops from the front, in one pass (linear: one character or one whole
 # prefix per repetition, no nested quantifier): fence openers, answer prefixes, edge characters

@@ -18,6 +18,8 @@ from cpsd_tasks.reading.letter_patterns import (
 )
 from cpsd_tasks.reading.question import HEAD_NEGATIVE, TEXT_VERDICT, Context, plain_text
 from cpsd_tasks.reading.rule_kit import Turn
+from cpsd_tasks.reading.lexicon import DOUBTS, SUPPOSITIONS, VERDICT_LINE_HEADS
+from cpsd_tasks.reading.patterns import alternatives, one_of
 
 # Matched right after each letter list (lists are found once, left to right: linear time).
 # "B是违法的": a letter and the question's predicate (:func:`read_verdicts`).
@@ -28,7 +30,8 @@ _ONLY_SAID = re.compile(r"(?:选项|项)? ?(?P<said>[^\n。，,；;！!？?]{2,4
 _VERDICT_WORD = re.compile(r"^(?:不|非|没|未)|正确|错|对|有误|准确|成立|干扰")   # (a verdict, or the words negated)
 # Words before "只有C…" in its clause that make it a supposition, someone else's view or a first
 # impression, no choice; and a turn right after what it says ("…，但这种理解是片面的").
-_ONLY_HEDGE = re.compile(r"如果|假如|假设|若|并非|不是|可能|未必|也许|或许|认为|以为|乍一?看|看似|似乎|好像|表面上|不确定")
+_ONLY_HEDGE = re.compile(alternatives(SUPPOSITIONS, ("并非", "不是"), DOUBTS, ("未必", "认为", "以为", "看似", "似乎", "好像", "表面上", "不确定"))
+                         + "|乍一?看")
 _ONLY_WITHDRAWN = re.compile(r"[ \t]*[，,][ \t]*(?:但是?|然而|不过|可是)(?!前提|条件|需|须|应)")
 _CLAUSE_MARK = re.compile(r"[。，,；;！!？?\n]")
 # What "只有C…" may say of C that condemns it, unless in the question's own words: "只有C的做法违法",
@@ -106,9 +109,9 @@ _SENTENCE_END = re.compile(r"[。\n;；]")
 _LAST_CLAUSE = re.compile(r"[，,]")
 # Before a per-option line's last clause: a supposition, or a claim named (``…，假如没有法律授权，不属于…``,
 # ``…不属于…的说法，…``): the last clause is then not the line's verdict on its option.
-_SUPPOSED = re.compile(r"假如|如果|假设|若|说法|表述|观点")
+_SUPPOSED = re.compile(alternatives(SUPPOSITIONS, ("说法", "表述", "观点")))
 # A line that opens with a verdict on the option line above it ("正确答案: 正确。…", "错误。").
-_NEXT_VERDICT = re.compile(r"[ \t]*(?:(?:正确答案|答案|判断|结论)[ \t]*[:：][ \t]*)?(?P<verdict>[^。；;\n]{1,16})(?:[。；;\n]|$)")
+_NEXT_VERDICT = re.compile(r"[ \t]*(?:" + one_of(VERDICT_LINE_HEADS) + r"[ \t]*[:：][ \t]*)?(?P<verdict>[^。；;\n]{1,16})(?:[。；;\n]|$)")
 # A sentence that asks instead of stating ("…属于教唆犯？", "…是错误的吗").
 _ASKED_BACK = re.compile(r"[?？]|吗|呢")
 # A header that asks or sets the task ("请问以下哪个说法是错误的：", "我们需要判断…") asserts nothing.
