@@ -45,7 +45,10 @@ CORPORA = ("lawbench", "lawbench_tasks", "lexeval", "disc")
 
 def _readers():
     """The plugin's reading functions, by name."""
-    from cpsd_tasks.ie.parse import parse_output
+    try:
+        from cpsd_tasks.reading.ie_parse import parse_output
+    except ImportError:                      # the IE reader before it joined the reading package
+        from cpsd_tasks.ie.parse import parse_output
     from cpsd_tasks.qa.score import judge_reading
     from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS
     try:

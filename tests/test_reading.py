@@ -12,7 +12,7 @@ import pytest
 from cpsd_tasks import classification, generation, ie, qa
 from cpsd_tasks.reading import (extract_choices, fold_traditional, is_clear_refusal, is_refusal, lawbench_rule, normalize,
                                 own_turn, read_choices, read_judgement, read_label, strict_label, turns, written_turn)
-from cpsd_tasks.reading import lexicon
+from cpsd_tasks.reading import ie_names, lexicon
 from cpsd_tasks.tasks import TASKS, get_task
 from cpsd_tasks.taxonomy import agg_reading
 
@@ -306,7 +306,7 @@ def test_generation_scores_the_models_own_turn():
 @pytest.mark.parametrize("a, b", [(".5克", "5克"), (".5万元", "5万元"), ("-3", "3"), ("+86 138", "86 138")])
 def test_normalisation_never_changes_a_number(a, b):
     assert normalize(a) != normalize(b)
-    assert ie.norm_text(a) != ie.norm_text(b)
+    assert ie_names.norm_text(a) != ie_names.norm_text(b)
 
 
 def test_ie_exact_amounts_keep_their_decimal_point():

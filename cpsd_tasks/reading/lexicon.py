@@ -95,7 +95,7 @@ BARE_HEADS = _heads("正确答案", "答案", "最终答案")
 NUMBERED_HEADS = _heads("正确答案", "答案")
 #: Heads before a verdict on the line after an option's own line ("正确答案: 正确。").
 VERDICT_LINE_HEADS = _heads("正确答案", "答案", "判断", "结论")
-#: Heads of an IE answer's declaration ("答案：[…]", "final answer:"; :mod:`cpsd_tasks.ie.parse`).
+#: Heads of an IE answer's declaration ("答案：[…]", "final answer:"; :mod:`cpsd_tasks.reading.ie_parse`).
 IE_HEADS = _heads("最终答案", "答案", "final answer", "answer")
 
 # --------------------------------------------------------------------------- hedges
