@@ -2,8 +2,8 @@
 audit must bump :data:`cpsd_tasks.reading.READER_VERSION` and add a ``CHANGELOG.md`` line.
 
 :data:`PINNED` holds, for one reader version, the digest of the readings of a fixed sample of the audit's
-corpus (``../shared/realout/lawbench``: every model's answers to every tenth single-choice item, 3,400
-outputs). When the readings change and the version does not, :func:`test_pinned_readings_follow_the_version`
+corpus (``../shared/realout/lawbench``: every model's answers to every single-choice item, 34,000
+outputs; the other corpora are counted by ``scripts/reading_snapshot.py``). When the readings change and the version does not, :func:`test_pinned_readings_follow_the_version`
 fails; when the version changes, ``PINNED`` is updated with it (the new digest is in the failure message).
 Skips, with that reason, when the corpus is absent.
 """
@@ -26,15 +26,15 @@ CORPUS = (ROOT.parent / "shared" / "realout" / "lawbench").resolve()
 CHANGELOG = ROOT / "CHANGELOG.md"
 
 #: The reader version and the digest of its readings of the sample (:func:`sample_digest`).
-PINNED = {"reader": "1", "readings": 3400, "digest": "sha256:ce6497a6631e7707"}
+PINNED = {"reader": "1", "readings": 34000, "digest": "sha256:3b8eacff911f123c"}
 
 
 def sample_digest(corpus: audit.Corpus) -> tuple[int, str]:
-    """``(number of readings, digest)`` of every model's reading of every tenth single-choice item
-    (ids ending in 0): one ``model, id, letters, turn`` line per reading, in sorted order."""
+    """``(number of readings, digest)`` of every model's reading of every single-choice item: one
+    ``model, id, letters, turn`` line per reading, in sorted order."""
     lines = []
     for model in sorted(corpus.outputs):
-        for item in sorted(i for i in corpus.questions if i.endswith("0")):
+        for item in sorted(corpus.questions):
             doc = corpus.questions[item]
             read = read_choices(corpus.outputs[model].get(item), doc["options"], doc["question"])
             lines.append(f"{model}\t{item}\t{read.letters}\t{read.turn}")
