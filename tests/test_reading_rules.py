@@ -120,6 +120,7 @@ def test_word_lists_are_spelled_once_and_alternations_read_the_same_in_any_order
         alternatives(("若",), without=("若",))
 
 
+@pytest.mark.e2e                              # (starts ruff, a process)
 def test_every_function_of_the_readers_has_mccabe_at_most_15():
     proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "C901", "--output-format", "concise",
                            str(READING)], capture_output=True, text=True, cwd=ROOT)
