@@ -5,8 +5,8 @@ Reads the LawBench real-output corpus (``../shared/realout/lawbench``: 34 models
 
 1. **The graded set** — for each human-graded item (``tests/data/graded_single_choice.jsonl``:
    model, item id and the letters two graders read, a third settling disagreements; no outputs),
-   the plugin's reading (:func:`cpsd_tasks.choices.read_choices`) and LawBench's rule (the set of
-   A–D letters present, :func:`cpsd_tasks.choices.lawbench_rule`) against the graded reading:
+   the plugin's reading (:func:`cpsd_tasks.reading.letters.read_choices`) and LawBench's rule (the set of
+   A–D letters present, :func:`cpsd_tasks.reading.letters.lawbench_rule`) against the graded reading:
    reading accuracy, false credit (letters read where the model gave none), missed answers
    (nothing read where the model gave one) and wrong letters; per set (``dev`` was used to build
    the reader, ``heldout1`` to find more kinds after a first measurement, ``heldout2`` was graded
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from cpsd_tasks.choices import lawbench_rule, read_choices
+from cpsd_tasks.reading.letters import lawbench_rule, read_choices
 
 #: Where the corpus and the graded set are looked for by default (relative to the project root).
 DEFAULT_CORPUS = Path("..") / "shared" / "realout" / "lawbench"
@@ -300,7 +300,7 @@ def rouge_l_word(hypothesis: str, reference: str, cache: Optional[dict[str, list
 
 
 def _summary(output: Optional[str]) -> str:
-    from cpsd_tasks.reader import written_turn
+    from cpsd_tasks.reading.turns import written_turn
 
     return written_turn(output)
 

@@ -22,7 +22,8 @@ from typing import Any, Optional, Sequence
 from cpsd_tasks.specs import MacroItem
 from cpsd_tasks.tasks import TaskSpec, get_task
 from cpsd_tasks.taxonomy import error_class, reading
-from cpsd_tasks.text import is_refusal, read_label, strict_label
+from cpsd_tasks.reading.labels import read_label, strict_label
+from cpsd_tasks.reading.refusals import is_refusal
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from cpsd_tasks.exceptions import DataError
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, TaskSpec, get_task
-from cpsd_tasks.text import LONE_SURROGATE
+from cpsd_tasks.reading.prepare import LONE_SURROGATE
 
 log = logging.getLogger("cpsd_tasks")
 

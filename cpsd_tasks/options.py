@@ -248,19 +248,24 @@ def signature(task_id: str, docs: Mapping[str, Sequence[Mapping[str, Any]]], res
         template: the ``doc_to_text`` template (:func:`prompt_template`).
 
     Returns:
-        ``{"cpsd_tasks": version, "task", "prompt": digest of the template, "data": digest of the
+        ``{"cpsd_tasks": version, "reader": :data:`cpsd_tasks.reading.READER_VERSION`, "metrics":
+        :data:`cpsd_tasks.specs.METRICS_VERSION`, "task", "prompt": digest of the template, "data": digest of the
         docs (:func:`data_digest`), "n_test", "n_fewshot"}``, plus ``alpha``/``tau`` (IE),
         ``tau_qa`` (case_reading), and for generation ``jieba``, ``sacrebleu`` and
         ``rouge_chinese`` versions, ``bertscore_model``, ``bertscore_num_layers``,
         ``bertscore_rescale``, ``bertscore_idf`` and the ``bert_score`` version; and ``string``,
-        all of it on one line (``cpsd:0.1.0|task:drug_ner|prompt:sha256.…|…``).
+        all of it on one line (``cpsd:0.1.0|reader:1|metrics:1|task:drug_ner|prompt:sha256.…|…``).
     """
     import cpsd_tasks
+    from cpsd_tasks.reading import READER_VERSION
+    from cpsd_tasks.specs import METRICS_VERSION
     from cpsd_tasks.tasks import get_task
 
     spec = get_task(task_id)
     sig: dict[str, Any] = {
         "cpsd_tasks": cpsd_tasks.__version__,
+        "reader": READER_VERSION,
+        "metrics": METRICS_VERSION,
         "task": spec.id,
         "prompt": digest([template]) if template is not None else "unknown",
         "data": data_digest(docs),

@@ -36,6 +36,12 @@ from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 from cpsd_tasks.tasks import TaskSpec, get_task
 
+#: Version of the metric code (what each metric computes from what was read). Every change that alters
+#: a metric's value for the same readings bumps it and adds a ``CHANGELOG.md`` line; it is part of each
+#: task's scoring signature (:func:`cpsd_tasks.options.signature`), beside the reader's version
+#: (:data:`cpsd_tasks.reading.READER_VERSION`).
+METRICS_VERSION = "1"
+
 # --------------------------------------------------------------------------- corpus items
 
 

@@ -19,7 +19,7 @@ def error_class(*, strict_correct: bool, lenient_correct: bool, parsed: bool, re
         lenient_correct: correct under the lenient rule (e.g. ``acc_fuzzy``: label read from text).
         parsed: an answer of the required kind could be read from the output (a label, a letter
             set, a JSON list …).
-        refused: the output is a refusal or empty (see :func:`cpsd_tasks.text.is_refusal`); only
+        refused: the output is a refusal or empty (see :func:`cpsd_tasks.reading.refusals.is_refusal`); only
             consulted when nothing could be parsed.
 
     Returns:

@@ -68,12 +68,14 @@ def long_pair(n: int = 5000) -> tuple[str, str]:
 
 def cases() -> list[Case]:
     """The budgets (moved from tests/test_ie.py, test_qa.py, test_text.py, test_generation.py)."""
-    from cpsd_tasks import generation, ie
-    from cpsd_tasks.qa import extract_choices, judge_exam
-    from cpsd_tasks.text import normalize, strip_think
+    from cpsd_tasks import generation
+    from cpsd_tasks.qa import judge_exam
+    from cpsd_tasks.reading import extract_choices
+    from cpsd_tasks.reading.ie_parse import parse_output
+    from cpsd_tasks.reading import normalize, strip_think
 
     def ner(task: str) -> Callable[[str], Any]:
-        return lambda text: ie.parse_output(text, task)
+        return lambda text: parse_output(text, task)
 
     n = 100_000
     out = [

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks import audit
-from cpsd_tasks.choices import read_choices
+from cpsd_tasks.reading.letters import read_choices
 
 from capture_server import CaptureServer, Reply
 from conftest import ROOT, run_cpsd_eval

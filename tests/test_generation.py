@@ -190,6 +190,7 @@ def _long_pair(n: int = 5000) -> tuple[str, str]:
     return load_script("adversarial").long_pair(n)
 
 
+@pytest.mark.slow
 def test_five_thousand_character_pair_is_linear_and_small():
     from growth import assert_linear
 

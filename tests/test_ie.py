@@ -11,6 +11,7 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 
 from cpsd_tasks import ie
+from cpsd_tasks.reading import ie_items, ie_parse
 from cpsd_tasks.baseline.rules_ie import RULES, drug_entities, drug_relations, fraud_entities
 from cpsd_tasks.data import DataError, load_task_docs
 from cpsd_tasks.options import set_task_options
@@ -145,7 +146,7 @@ PARSER_TABLE = [
 
 @pytest.mark.parametrize("name,task,output,items,valid", PARSER_TABLE, ids=[row[0] for row in PARSER_TABLE])
 def test_parser_table(name, task, output, items, valid):
-    parsed = ie.parse_output(output, task)
+    parsed = ie_parse.parse_output(output, task)
     assert parsed.items == items
     assert parsed.valid is valid
 
@@ -154,20 +155,21 @@ def _prose_then_truncated_json(k: int) -> str:
     return "这是一段很长的说明文字。" * k + ner_json([("人名", f"张某{i}") for i in range(k)])[:-1] + ',{"type"'
 
 
+@pytest.mark.slow
 def test_parser_long_outputs_are_linear_and_never_crash():
     long_valid = ner_json([("人名", f"张某{i}") for i in range(600)])  # ~17k chars
     garbage = "[{" * 5000 + "汪某"  # 10k chars of unbalanced brackets
     prose = "这是一段很长的说明文字。" * 900
-    assert len(ie.parse_output(long_valid, "drug_ner").items) == 600
-    assert ie.parse_output(garbage, "drug_ner").items == ()
-    assert ie.parse_output(prose, "drug_ner") == ie.Parsed((), False)
-    assert ie.parse_output(_prose_then_truncated_json(600), "drug_ner").items[599] == ("人名", "张某599")
+    assert len(ie_parse.parse_output(long_valid, "drug_ner").items) == 600
+    assert ie_parse.parse_output(garbage, "drug_ner").items == ()
+    assert ie_parse.parse_output(prose, "drug_ner") == ie_parse.Parsed((), False)
+    assert ie_parse.parse_output(_prose_then_truncated_json(600), "drug_ner").items[599] == ("人名", "张某599")
     # Time grows linearly with the output (no wall-clock budget here: scripts/bench.py has those).
-    assert_linear(lambda text: ie.parse_output(text, "drug_ner"), lambda k: ner_json(
+    assert_linear(lambda text: ie_parse.parse_output(text, "drug_ner"), lambda k: ner_json(
         [("人名", f"张某{i}") for i in range(k)]), 150, what="long valid JSON")
-    assert_linear(lambda text: ie.parse_output(text, "drug_ner"), lambda k: "[{" * k + "汪某", 1250,
+    assert_linear(lambda text: ie_parse.parse_output(text, "drug_ner"), lambda k: "[{" * k + "汪某", 1250,
                   what="unbalanced brackets")
-    assert_linear(lambda text: ie.parse_output(text, "drug_ner"), _prose_then_truncated_json, 150,
+    assert_linear(lambda text: ie_parse.parse_output(text, "drug_ner"), _prose_then_truncated_json, 150,
                   what="prose then truncated JSON")
 
 
@@ -183,8 +185,8 @@ DEEP_OUTPUTS = {
 @pytest.mark.parametrize("name", DEEP_OUTPUTS)
 def test_deep_nesting_is_invalid_never_recursion_error(name):
     doc = ner_doc([("人名", "汪某")])
-    assert ie.parse_output(DEEP_OUTPUTS[name], "drug_ner") == ie.Parsed((), False)
-    assert ie.parse_output(DEEP_OUTPUTS[name], "drug_re") == ie.Parsed((), False)
+    assert ie_parse.parse_output(DEEP_OUTPUTS[name], "drug_ner") == ie_parse.Parsed((), False)
+    assert ie_parse.parse_output(DEEP_OUTPUTS[name], "drug_re") == ie_parse.Parsed((), False)
     out = ie.process_results(doc, [DEEP_OUTPUTS[name]])
     assert (out["score"], out["invalid_rate"]) == (0.0, 1.0)
 
@@ -193,7 +195,7 @@ def test_valid_answer_followed_by_deep_junk_is_read():
     doc = ner_doc([("人名", "汪某")])
     for junk in ("[" * 1000, "{" * 1000, '{"a":' * 1000):
         output = '[{"type": "人名", "text": "汪某"}]\n' + junk
-        assert ie.parse_output(output, "drug_ner") == ie.Parsed(P1, True)
+        assert ie_parse.parse_output(output, "drug_ner") == ie_parse.Parsed(P1, True)
         out = ie.process_results(doc, [output])
         assert (out["score"], out["invalid_rate"]) == (1.0, 0.0)
 
@@ -202,8 +204,8 @@ def test_deeply_nested_text_values_are_ignored():
     value = "汪某"
     for _ in range(5000):  # far deeper than the recursion limit
         value = [value]
-    assert ie._strings(value) == []
-    assert ie._strings([["汪某"], "张某"]) == ["汪某", "张某"]
+    assert ie_items.field_strings(value) == []
+    assert ie_items.field_strings([["汪某"], "张某"]) == ["汪某", "张某"]
 
 
 def _cut(pattern: str, n: int) -> str:
@@ -215,17 +217,17 @@ def _cut(pattern: str, n: int) -> str:
 #: (None = not checked).
 SLOW_BEFORE = {
     "repair_unclosed_strings": (lambda n: _cut('[{"type": "人名", "text": "张', n), "drug_ner", None),
-    "repair_unclosed_strings_re": (lambda n: _cut('[{"type": "人名", "text": "张', n), "drug_re", ie.Parsed((), False)),
-    "repair_list_of_quotes": (lambda n: '["' * (n // 2), "drug_ner", ie.Parsed((), False)),
-    "line_long_spaces": (lambda n: "人名:a" + " " * n + "b", "drug_ner", ie.Parsed((("人名", "ab"),), True)),
+    "repair_unclosed_strings_re": (lambda n: _cut('[{"type": "人名", "text": "张', n), "drug_re", ie_parse.Parsed((), False)),
+    "repair_list_of_quotes": (lambda n: '["' * (n // 2), "drug_ner", ie_parse.Parsed((), False)),
+    "line_long_spaces": (lambda n: "人名:a" + " " * n + "b", "drug_ner", ie_parse.Parsed((("人名", "ab"),), True)),
     "re_line_long_spaces": (lambda n: "贩卖给:汪某" + " " * n + ",张某", "drug_re",
-                            ie.Parsed((("贩卖给", "汪某", "张某"),), True)),
-    "spaces_no_colon": (lambda n: " " * n + "汪某", "drug_ner", ie.Parsed((), False)),
-    "unclosed_fence": (lambda n: "```" + "a" * n, "drug_ner", ie.Parsed((), False)),
+                            ie_parse.Parsed((("贩卖给", "汪某", "张某"),), True)),
+    "spaces_no_colon": (lambda n: " " * n + "汪某", "drug_ner", ie_parse.Parsed((), False)),
+    "unclosed_fence": (lambda n: "```" + "a" * n, "drug_ner", ie_parse.Parsed((), False)),
     # normalize() strips leading 答案 prefixes (linear): nothing is left, so the item is dropped
-    "answer_prefix_runs": (lambda n: "人名:" + "答案" * (n // 2), "drug_ner", ie.Parsed((), True)),
+    "answer_prefix_runs": (lambda n: "人名:" + "答案" * (n // 2), "drug_ner", ie_parse.Parsed((), True)),
     "long_json_key": (lambda n: json.dumps({"答案" * (n // 2): "汪某"}, ensure_ascii=False), "drug_ner",
-                      ie.Parsed((), False)),
+                      ie_parse.Parsed((), False)),
     "many_fences": (lambda n: '```json\n[{"a":\n```\n' * (n // 20), "drug_ner", None),
 }
 #: The growth check's sizes: GROWTH_N and 4 × GROWTH_N characters (above the parser's caps on
@@ -233,14 +235,15 @@ SLOW_BEFORE = {
 GROWTH_N = 5_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SLOW_BEFORE)
 def test_pathological_outputs_parse_in_linear_time(name):
     make, task, expected = SLOW_BEFORE[name]
     output = make(4 * GROWTH_N)
     assert len(output) >= 4 * GROWTH_N * 0.95
     # ×4 the output, about ×4 the time (quadratic: ×16); the 100k-character budget is in scripts/bench.py.
-    assert_linear(lambda text: ie.parse_output(text, task), make, GROWTH_N, what=name)
-    parsed = ie.parse_output(output, task)
+    assert_linear(lambda text: ie_parse.parse_output(text, task), make, GROWTH_N, what=name)
+    parsed = ie_parse.parse_output(output, task)
     if expected is not None:
         assert parsed == expected
     if name == "repair_unclosed_strings":  # json_repair's reading: 人名 items, first text starts with 张
@@ -253,14 +256,14 @@ def test_repair_reads_broken_json_up_to_the_cap():
     # 2 + 2500 characters. Each item "{'type': '人名', 'text': '张某NNN'}" is 31 characters, 33 with
     # ", ": item k starts at 1 + 33k; items 0..74 end by 2501, item 75 starts at 2476 and is cut
     # inside its text after "张某" (indices 2500, 2501).
-    assert ie.REPAIR_MAX_CHARS == 2500
+    assert ie_parse.REPAIR_MAX_CHARS == 2500
     output = "[" + ", ".join(f"{{'type': '人名', 'text': '张某{i:03d}'}}" for i in range(200)) + "]"
-    parsed = ie.parse_output(output, "drug_ner")
+    parsed = ie_parse.parse_output(output, "drug_ner")
     assert len(parsed.items) == 76
     assert parsed.items[74] == ("人名", "张某074") and parsed.items[75] == ("人名", "张某")
     # a truncated answer that is valid JSON up to the cut is read whole, however long
     valid = ner_json([("人名", f"张某{i}") for i in range(1500)])  # ~45k characters
-    assert len(ie.parse_output(valid[:-1] + ', {"type": "人', "drug_ner").items) == 1500
+    assert len(ie_parse.parse_output(valid[:-1] + ', {"type": "人', "drug_ner").items) == 1500
 
 
 # ------------------------------------------------------------------------------------ metric
@@ -455,7 +458,7 @@ def test_bad_options_fail_in_process_docs(options, message):
 def test_doc_to_target_is_the_requested_json():
     doc = re_doc([("汪某", "贩卖给", "张某")])
     assert ie.doc_to_target(doc) == '[{"head": "汪某", "relation": "贩卖给", "tail": "张某"}]'
-    assert ie.parse_output(ie.doc_to_target(doc), "drug_re").items == (("贩卖给", "汪某", "张某"),)
+    assert ie_parse.parse_output(ie.doc_to_target(doc), "drug_re").items == (("贩卖给", "汪某", "张某"),)
 
 
 # ------------------------------------------------------------------------------------ baseline
@@ -532,7 +535,7 @@ def test_e2e_group_on_demo(baseline_url, hf_home, tmp_path):
         sample = out["samples"][f"cpsd_{task}"][0]
         assert sample["doc"]["data_source"] == "demo"
         assert json.loads(sample["target"])  # the gold JSON
-        assert ie.parse_output(sample["resps"][0][0], task).valid
+        assert ie_parse.parse_output(sample["resps"][0][0], task).valid
     group = out["results"]["results"]["cpsd_ie"]
     assert group["f1,none"] == pytest.approx(sum(f1s) / 3)
     assert 0.7 < group["f1,none"] < 1.0  # rules do well on the demo but miss places and times

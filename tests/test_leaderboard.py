@@ -710,7 +710,7 @@ def test_cli_one_command(two_runs, tmp_path):
     assert [c["task"] for c in cmp] == list(CLF)
     sigs = list(csv.DictReader((out / "signatures.csv").open(encoding="utf-8")))
     assert [(s["model"], s["task"]) for s in sigs] == [(m, t) for m in ("baseline", "variant") for t in CLF]
-    assert all(s["signature"].startswith(f"cpsd:0.1.0|task:{s['task']}|prompt:sha256.") for s in sigs)
+    assert all(s["signature"].startswith(f"cpsd:0.1.0|reader:1|metrics:1|task:{s['task']}|prompt:sha256.") for s in sigs)
     assert "scored differently" not in proc.stdout  # same prompts, data and options
 
 

@@ -12,8 +12,9 @@ from cpsd_tasks.baseline.rules_qa import case_reading as reading_rule
 from cpsd_tasks.baseline.rules_qa import first_person_name, fuzzy_span, police_exam as exam_rule
 from cpsd_tasks.data import DEMO_DIR, read_jsonl
 from cpsd_tasks.options import set_task_options
-from cpsd_tasks.qa import (exact_span_match, extract_choices, fuzzy_span_match, judge_exam, judge_reading,
-                           name_set, process_results, read_judgement)
+from cpsd_tasks.qa import exact_span_match, fuzzy_span_match, judge_exam, judge_reading, process_results
+from cpsd_tasks.reading import extract_choices, letters_of, name_set, read_judgement
+from cpsd_tasks.reading import lexicon
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS
 
 from conftest import ROOT, SHARED_DATA, needs_shared_data, run_cpsd_eval
@@ -72,7 +73,7 @@ def test_extract_choices_nothing_readable(output):
 
 
 def test_extract_choices_accepts_harness_option_list_and_long_output():
-    options = qa.letters_of([{"key": "A", "text": "x"}, {"key": "B", "text": "y"}, {"key": "C", "text": "z"}])
+    options = letters_of([{"key": "A", "text": "x"}, {"key": "B", "text": "y"}, {"key": "C", "text": "z"}])
     assert options == {"A": "x", "B": "y", "C": "z"}
     assert extract_choices(LONG + "\n故选B", options) == frozenset("B")
     assert extract_choices("答案是A" + " " * 20000 + "。", options) == frozenset("A")   # no backtracking blow-up
@@ -81,8 +82,8 @@ def test_extract_choices_accepts_harness_option_list_and_long_output():
 
 # --------------------------------------------------------------------------- 判断 labels
 
-R = (READING_JUDGE_LABELS, qa.READING_JUDGE_ALIASES, qa.READING_JUDGE_SHORT)
-E = (EXAM_TF_LABELS, qa.EXAM_TF_ALIASES, qa.EXAM_TF_SHORT)
+R = (READING_JUDGE_LABELS, lexicon.READING_JUDGE_ALIASES, lexicon.READING_JUDGE_SHORT)
+E = (EXAM_TF_LABELS, lexicon.EXAM_TF_ALIASES, lexicon.EXAM_TF_SHORT)
 
 
 @pytest.mark.parametrize("output, expected, strict", [
@@ -492,6 +493,7 @@ ABCDE = {k: k for k in "ABCDE"}
     "答案是" + "A、" * 5000 + "x",
     "A" * 10000,
 ])
+@pytest.mark.slow
 def test_extract_choices_is_linear_on_adversarial_lists(output):
     # Time at k and 4k copies of the output (at least ~2,500 characters), not a wall-clock budget.
     def read(text):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cpsd_tasks.text import is_refusal, normalize, read_label, strict_label, strip_think
+from cpsd_tasks.reading import is_refusal, normalize, read_label, strict_label, strip_think
 
 SENT = ("积极", "消极", "中性")
 SENT_ALIASES = {"正面": "积极", "负面": "消极", "中立": "中性"}
@@ -126,6 +126,7 @@ def test_normalize_fences_html_zero_width(raw, expected):
     assert normalize(raw) == expected
 
 
+@pytest.mark.slow
 def test_strip_think_is_linear_on_many_unclosed_tags():
     from growth import assert_linear
 

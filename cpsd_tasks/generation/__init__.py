@@ -21,7 +21,7 @@ Metrics of ``cpsd_case_summary``, ``cpsd_case_report`` and ``cpsd_legal_analysis
   produced ``bertscore_f1``, how many texts were truncated to the model's 512-token window, or
   why BERTScore is missing. It shows in the printed table and in the results JSON.
 
-Both sides are cleaned first: ``<think>`` removal (:func:`cpsd_tasks.text.strip_think`; an
+Both sides are cleaned first: ``<think>`` removal (:func:`cpsd_tasks.reading.prepare.strip_think`; an
 unclosed ``<think>`` leaves nothing) and stripping of surrounding whitespace; for BLEU and ROUGE
 also Unicode NFKC (full-width to half-width, so ``５００元`` matches ``500元``). BERTScore reads the
 text as written (BERT has its own vocabulary for full-width forms). The label-oriented parts of

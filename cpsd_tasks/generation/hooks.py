@@ -24,10 +24,10 @@ from cpsd_tasks.generation.bertscore import bertscore_f1s, describe_bertscore
 from cpsd_tasks.generation.overlap import TEXT_METRICS, text_scores
 from cpsd_tasks.generation.settings import BertScoreUnavailable
 from cpsd_tasks.generation.tokens import clean
-from cpsd_tasks.reader import written_turn
+from cpsd_tasks.reading.prepare import strip_think
+from cpsd_tasks.reading.turns import written_turn
 from cpsd_tasks.taxonomy import reading
 from cpsd_tasks.tasks import get_task
-from cpsd_tasks.text import strip_think
 
 #: Every reported metric (SPEC §4.5 plus ``score``, ``empty_rate`` and ``bertscore_config``).
 METRICS: tuple[str, ...] = ("bertscore_f1", *TEXT_METRICS, "score", "empty_rate", "bertscore_config")
@@ -43,7 +43,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     Returns:
         The six text metrics and ``empty_rate`` as floats; ``bertscore_f1`` and ``score`` as
         ``[reference, candidate, task id]`` items for the batched BERTScore aggregation (the
-        candidate is the model's own turn, :func:`cpsd_tasks.reader.written_turn`: ``<think>``
+        candidate is the model's own turn, :func:`cpsd_tasks.reading.turns.written_turn`: ``<think>``
         removed, cut at the first end marker such as ``<eoa>`` or invented ``<human>`` turn,
         whitespace stripped, not NFKC-folded: BERT reads the text as written; an output that is
         only punctuation is empty and scores 0 everywhere); ``bertscore_config`` as the task id;

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from cpsd_tasks.generation import adapters
-from cpsd_tasks.text import answer_text
+from cpsd_tasks.reading.prepare import answer_text
 
 
 def clean(text: Optional[str]) -> str:
@@ -78,7 +78,7 @@ def warm_up(references: Sequence[str] = ()) -> threading.Thread:
     Returns:
         The started thread (tests join it).
     """
-    from cpsd_tasks.reader import strip_think
+    from cpsd_tasks.reading.prepare import strip_think
 
     def work() -> None:
         jieba_tokenizer().initialize()

@@ -26,47 +26,38 @@ pooled over documents, then the α mix), ``f1_<type>`` per type or relation (poo
 
 The package, along the lines of lm-eval's ``ifeval`` folder (logic modules under thin hooks):
 
-* :mod:`~cpsd_tasks.ie.schema` — constants, type/relation name tables, key and comparison forms,
-  gold items;
-* :mod:`~cpsd_tasks.ie.items` — items from decoded JSON of any accepted shape and from lines/tables;
-* :mod:`~cpsd_tasks.ie.parse` — :func:`parse_output`: declarations, fences, strict and repaired JSON;
+* reading is :mod:`cpsd_tasks.reading` — :mod:`~cpsd_tasks.reading.ie_names` (type/relation name
+  tables, key and comparison forms), :mod:`~cpsd_tasks.reading.ie_items` (items from decoded JSON of any
+  accepted shape and from lines/tables), :mod:`~cpsd_tasks.reading.ie_parse` (``parse_output``:
+  declarations, fences, strict and repaired JSON);
+* :mod:`~cpsd_tasks.ie.schema` — the metric's constants, gold items;
 * :mod:`~cpsd_tasks.ie.match` — exact + optimal fuzzy matching, P/R/F1 and the α mix, :func:`judge`;
 * :mod:`~cpsd_tasks.ie.hooks` — ``process_docs``, ``doc_to_target``, ``process_results`` and the
   aggregations the YAMLs name.
 
-Every name below keeps its old path ``cpsd_tasks.ie.<name>`` (YAML ``!function``,
-:mod:`cpsd_tasks.specs`, :mod:`cpsd_tasks.options`, :mod:`cpsd_tasks.report.errors`, scripts, tests).
+The names below are reached as ``cpsd_tasks.ie.<name>`` (YAML ``!function``, :mod:`cpsd_tasks.specs`,
+:mod:`cpsd_tasks.options`, :mod:`cpsd_tasks.report.errors`, scripts, tests).
 """
 
 from __future__ import annotations
 
-from cpsd_tasks.ie import hooks, items, match, parse, schema
+from cpsd_tasks.ie import hooks, match, schema
 from cpsd_tasks.ie.hooks import (agg_f1_pooled, agg_f1_type, doc_to_target, process_docs, process_results,
                                  run_options)
 from cpsd_tasks.ie.match import (Counts, DocScores, Judgement, best_assignment, doc_scores, judge, match_entities,
                                  match_relations, prf)
-from cpsd_tasks.ie.parse import REPAIR_BUDGET, REPAIR_MAX_CHARS, Parsed, parse_output
-from cpsd_tasks.ie.schema import (DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATIONS, EXACT_ONLY_TYPES,
-                                  KEY_CACHE_MAX_CHARS, MIN_FUZZY_LEN, PERSON_TAIL_RELATIONS, PERSON_TYPES,
-                                  RELATION_ALIASES, TYPE_ALIASES, UNKNOWN, gold_items, norm_text)
+from cpsd_tasks.ie.schema import DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATIONS, EXACT_ONLY_TYPES, MIN_FUZZY_LEN, gold_items
 from cpsd_tasks.tasks import get_task
-
-# Private helpers the tests read through this package (the key cache, the field-value reader).
-from cpsd_tasks.ie.items import _strings  # noqa: F401
-from cpsd_tasks.ie.schema import _key, _key_cached, _key_uncached  # noqa: F401
 
 __all__ = [
     # hooks (named by the YAMLs and cpsd_tasks.specs)
     "process_docs", "doc_to_target", "process_results", "agg_f1_pooled", "agg_f1_type", "run_options",
-    # parsing
-    "parse_output", "Parsed", "REPAIR_MAX_CHARS", "REPAIR_BUDGET",
     # matching and scores
     "match_entities", "match_relations", "best_assignment", "Counts", "prf", "DocScores", "doc_scores",
     "Judgement", "judge",
     # schema
-    "norm_text", "gold_items", "DEFAULT_ALPHA", "DEFAULT_TAU", "EXACT_ONLY_TYPES", "MIN_FUZZY_LEN",
-    "PERSON_TYPES", "PERSON_TAIL_RELATIONS", "DRUG_TAIL_RELATIONS", "UNKNOWN", "TYPE_ALIASES",
-    "RELATION_ALIASES", "KEY_CACHE_MAX_CHARS", "get_task",
+    "gold_items", "DEFAULT_ALPHA", "DEFAULT_TAU", "EXACT_ONLY_TYPES", "MIN_FUZZY_LEN", "DRUG_TAIL_RELATIONS",
+    "get_task",
     # modules
-    "hooks", "items", "match", "parse", "schema",
+    "hooks", "match", "schema",
 ]

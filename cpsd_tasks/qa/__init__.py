@@ -31,27 +31,24 @@ The harness reports its stderr as ``N/A`` (it only computes stderr for built-in 
 
 The package, along the lines of lm-eval's ``ifeval`` folder (logic modules under thin hooks):
 
-* :mod:`~cpsd_tasks.qa.read` — 判断 labels (:func:`read_judgement` and its tables), a doc's option
-  letters, the names a span answer gives; option letters are read by :mod:`cpsd_tasks.choices`
-  and the shared grammar is :mod:`cpsd_tasks.reader` (both stay where they are);
+* reading is :mod:`cpsd_tasks.reading` (判断 labels: :func:`~cpsd_tasks.reading.read_judgement`,
+  option letters: :func:`~cpsd_tasks.reading.read_choices`, span names:
+  :func:`~cpsd_tasks.reading.name_set`, the label forms: :mod:`cpsd_tasks.reading.lexicon`);
 * :mod:`~cpsd_tasks.qa.score` — the span rules, :func:`judge_reading`, :func:`judge_exam`,
   :func:`weighted_total`;
 * :mod:`~cpsd_tasks.qa.hooks` — ``process_results``, the per-type aggregations the YAMLs name and
   :func:`tau_qa`.
 
-Every name below keeps its old path ``cpsd_tasks.qa.<name>`` (YAML ``!function``,
-:mod:`cpsd_tasks.specs`, :mod:`cpsd_tasks.options`, :mod:`cpsd_tasks.report.errors`, scripts, tests).
+The names below are reached as ``cpsd_tasks.qa.<name>`` (YAML ``!function``, :mod:`cpsd_tasks.specs`,
+:mod:`cpsd_tasks.options`, :mod:`cpsd_tasks.report.errors`, scripts, tests).
 """
 
 from __future__ import annotations
 
-from cpsd_tasks.choices import extract_choices, read_choices
-from cpsd_tasks.qa import hooks, read, score
+from cpsd_tasks.qa import hooks, score
 from cpsd_tasks.qa.hooks import (TYPE_METRICS, agg_acc_exact, agg_acc_fuzzy, agg_acc_judge, agg_acc_multi,
                                  agg_acc_single, agg_acc_tf, agg_multi_partial, process_results, tau_qa,
                                  type_mean)
-from cpsd_tasks.qa.read import (EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES, READING_JUDGE_SHORT,
-                                letters_of, name_set, read_judgement)
 from cpsd_tasks.qa.score import (TAU_QA_DEFAULT, QAJudgement, exact_span_match, fuzzy_span_match, judge_exam,
                                  judge_reading, weighted_total)
 
@@ -62,9 +59,6 @@ __all__ = [
     # judging
     "judge_reading", "judge_exam", "QAJudgement", "exact_span_match", "fuzzy_span_match", "TAU_QA_DEFAULT",
     "weighted_total",
-    # reading
-    "read_judgement", "READING_JUDGE_ALIASES", "READING_JUDGE_SHORT", "EXAM_TF_ALIASES", "EXAM_TF_SHORT",
-    "letters_of", "name_set", "extract_choices", "read_choices",
     # modules
-    "hooks", "read", "score",
+    "hooks", "score",
 ]

@@ -47,7 +47,8 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         the doc is of that type, else ``None``; values in {0.0, 1.0}, ``multi_partial`` in [0, 1].
         ``total`` and ``score`` (correctness in {0.0, 1.0}), ``invalid_rate``,
         ``refusal_rate`` and ``truncated_rate`` (0.0/1.0) for every doc; ``reading``, what was
-        read (:func:`cpsd_tasks.taxonomy.reading`: the label, sorted letters or span read).
+        read (:func:`cpsd_tasks.taxonomy.reading`: the label, sorted letters or span read; for
+        option letters also the ``rule`` that decided or the ``reason`` nothing was read).
 
     Raises:
         ValueError: the doc is not a QA doc, or ``tau_qa`` is invalid (run configuration errors).
@@ -74,8 +75,9 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     out.update({"total": value, "invalid_rate": float(not j.parsed),
                 "refusal_rate": float(j.refusal and not truncated), "score": value})
     out["truncated_rate"] = float(truncated)
+    decided = {key: value for key, value in (("rule", j.rule), ("reason", j.reason)) if value is not None}
     out["reading"] = reading(j.prediction, j.error_class, j.refusal and not truncated, qtype=qtype,
-                             truncated=truncated)
+                             truncated=truncated, **decided)
     return out
 
 

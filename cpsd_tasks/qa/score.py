@@ -8,18 +8,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Optional
 
 from rapidfuzz.distance import Levenshtein
 
-from cpsd_tasks.choices import extract_choices
-from cpsd_tasks.qa.read import (EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES, READING_JUDGE_SHORT,
-                                _unwrap, letters_of, name_set, read_judgement)
-from cpsd_tasks.reader import is_clear_refusal
+from cpsd_tasks.reading.judgements import read_judgement
+from cpsd_tasks.reading.letters import letters_of, read_choices
+from cpsd_tasks.reading.lexicon import EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES, READING_JUDGE_SHORT
+from cpsd_tasks.reading.normalize import normalize, unwrap
+from cpsd_tasks.reading.refusals import is_clear_refusal
+from cpsd_tasks.reading.spans import name_set
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS
 from cpsd_tasks.taxonomy import error_class
-from cpsd_tasks.text import normalize
 
 def exact_span_match(output: Optional[str], gold: str) -> bool:
     """精确 rule: the normalised answer equals the gold, or its name set equals the gold's (SPEC §4.3).
@@ -93,6 +94,9 @@ class QAJudgement:
         error_class: SPEC §4.6 class. ``correct`` needs the required form too (the bare label or
             letters; for spans, the span rule itself); ``format`` = right answer in the wrong form
             (for spans: the gold is inside a longer answer that the rule rejects).
+        rule: for option letters, the reading rule that decided (``"declared"``, ``"verdicts"`` …,
+            :data:`cpsd_tasks.reading.letters.RULES`); ``None`` otherwise.
+        reason: for option letters read as no answer, why (``"copied option list"`` …); else ``None``.
     """
 
     qtype: str
@@ -102,6 +106,8 @@ class QAJudgement:
     parsed: bool
     refusal: bool
     error_class: str
+    rule: Optional[str] = None
+    reason: Optional[str] = None
 
 
 def _finish(qtype: str, prediction: Optional[str], correct: bool, strict_correct: bool,
@@ -141,7 +147,7 @@ def judge_reading(output: Optional[str], gold: str, qtype: str, tau: float = TAU
         return _finish(qtype, label, label == gold, strict, output)
     if qtype not in ("精确", "模糊"):
         raise ValueError(f"case_reading: unknown qtype {qtype!r}; expected 判断/精确/模糊")
-    answer = normalize(_unwrap(output))
+    answer = normalize(unwrap(output))
     if qtype == "精确":
         correct = bool(answer) and exact_span_match(answer, gold)
         contains = bool(answer) and all(name in answer for name in name_set(gold))
@@ -177,7 +183,8 @@ def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None
         return _finish(qtype, label, label == gold, strict, output)
     if qtype not in ("单选", "多选"):
         raise ValueError(f"police_exam: unknown qtype {qtype!r}; expected 判断/单选/多选")
-    letters = extract_choices(output, letters_of(options), question)
+    read = read_choices(output, letters_of(options), question)
+    letters = frozenset(read.letters) if read.letters else None
     gold_set = frozenset(gold)
     prediction = "".join(sorted(letters)) if letters else None
     correct = letters == gold_set
@@ -185,7 +192,8 @@ def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None
     if qtype == "多选":
         partial = len(letters) / len(gold_set) if letters and letters <= gold_set else 0.0
     strict = normalize(output) == gold
-    return _finish(qtype, prediction, correct, strict, output, partial=partial)
+    return replace(_finish(qtype, prediction, correct, strict, output, partial=partial), rule=read.rule,
+                   reason=read.reason)
 
 
 def weighted_total(per_type: Mapping[str, float], counts: Mapping[str, int]) -> float:

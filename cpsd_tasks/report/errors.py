@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 EXCERPT_CHARS = 160
 #: Columns of ``mistakes.csv`` / keys of ``mistakes.jsonl``.
 MISTAKE_FIELDS: tuple[str, ...] = ("model", "data", "task", "id", "qtype", "error_class", "gold",
-                                   "prediction", "output", "input")
+                                   "prediction", "decided", "output", "input")
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,9 @@ class SampleJudgement:
         gold: the gold answer as text. prediction: what the judge read (label, letters, JSON list
             of items), ``None`` when nothing. output: the raw model output. input: an excerpt of
             the input (whitespace collapsed, at most :data:`EXCERPT_CHARS` characters).
+        decided: what decided the reading, from the logged ``reading`` record: ``"rule: declared"``
+            (the reading rule that gave the answer) or ``"reason: copied option list"`` (why nothing
+            was read); ``None`` when the record names neither (labels, spans, IE, older logs).
     """
 
     model: str
@@ -77,6 +80,7 @@ class SampleJudgement:
     prediction: Optional[str]
     output: Optional[str]
     input: str
+    decided: Optional[str] = None
 
 
 # A judge: (doc, output, run options) -> (error_class, gold text, prediction text or None).
@@ -218,6 +222,18 @@ def logged_reading(sample: dict[str, Any], kind: str, doc: dict[str, Any]) -> Op
     return None
 
 
+def decided_by(sample: dict[str, Any]) -> Optional[str]:
+    """What decided a sample's reading, from its logged ``reading`` record: ``"rule: <name>"`` or
+    ``"reason: <why nothing was read>"``, else ``None``."""
+    record = sample.get("reading")
+    if not isinstance(record, dict):
+        return None
+    for key in ("rule", "reason"):
+        if isinstance(record.get(key), str):
+            return f"{key}: {record[key]}"
+    return None
+
+
 def judge_task_samples(model: str, data: str, task: str, samples: Sequence[dict[str, Any]],
                        options: Optional[dict[str, Any]] = None) -> list[SampleJudgement]:
     """Judge every sample of one task's sample log.
@@ -274,7 +290,7 @@ def judge_task_samples(model: str, data: str, task: str, samples: Sequence[dict[
         if spec.kind == "classification" and "acc" in s and (cls == "correct") != (s["acc"] == 1.0):
             mismatches += 1
         out.append(SampleJudgement(model, data, task, str(doc.get("id", s.get("doc_id"))), doc.get("qtype"),
-                                   cls, str(gold), pred, output, excerpt(input_text(doc))))
+                                   cls, str(gold), pred, output, excerpt(input_text(doc)), decided_by(s)))
     if mismatches:
         log.warning("error analysis: %s/%s: %d samples judged differently from the logged acc — the "
                     "scoring code changed since this run", model, task, mismatches)

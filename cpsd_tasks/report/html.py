@@ -251,11 +251,18 @@ def sample_metric(task: str) -> str:
     return FALLBACK_SAMPLE_METRIC if spec.kind == "generation" else spec.primary_metric
 
 
+#: Facts of a ``reading`` record shown first, as plain words: what decided the reading.
+DECIDING_FACTS = ("rule", "reason")
+
+
 def _reading_facts(record: Any) -> str:
+    """The facts of a sample's ``reading`` record, one line: the rule that decided or the reason nothing
+    was read first (``rule: declared``), then the others as JSON values (``refused: false · …``)."""
     if not isinstance(record, dict):
         return ""
-    return " · ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in record.items()
-                      if k not in ("answer", "class"))
+    first = [f"{k}: {record[k]}" for k in DECIDING_FACTS if isinstance(record.get(k), str)]
+    return " · ".join(first + [f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in record.items()
+                               if k not in ("answer", "class", *DECIDING_FACTS)])
 
 
 def _read_text(answer: Any) -> Optional[str]:

@@ -1,10 +1,10 @@
 """IE items from decoded JSON and from text lines: the shapes a model's answer takes (SPEC §4.2).
 
-:class:`_Reader` collects ``(type, text)`` (NER) or ``(relation, head, tail)`` (RE) items, in
-comparison form (:func:`~cpsd_tasks.ie.schema.norm_text`), from JSON of any accepted shape (a list
+:class:`ItemReader` collects ``(type, text)`` (NER) or ``(relation, head, tail)`` (RE) items, in
+comparison form (:func:`~cpsd_tasks.reading.ie_names.norm_text`), from JSON of any accepted shape (a list
 of objects, one object, a wrapper, grouped objects, triples as lists) and from lines (Markdown
 tables, ``类型：实体、实体``, ``head | relation | tail``, ``关系：head，tail``). Where the JSON comes
-from (strict, fenced, repaired) is :mod:`cpsd_tasks.ie.parse`'s business.
+from (strict, fenced, repaired) is :mod:`cpsd_tasks.reading.ie_parse`'s business.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from cpsd_tasks.ie.schema import (_HEAD_KEYS, _NONE_ANSWERS, _REL_KEYS, _TAIL_KEYS, _TEXT_KEYS, _TYPE_KEYS,
-                                  PERSON_TAIL_RELATIONS, PERSON_TYPES, RELATION_ALIASES, TYPE_ALIASES,
-                                  UNKNOWN, _key, norm_text)
+from cpsd_tasks.reading.ie_names import (HEAD_KEYS, NONE_ANSWERS, PERSON_TAIL_RELATIONS, PERSON_TYPES, REL_KEYS,
+                                         RELATION_ALIASES, TAIL_KEYS, TEXT_KEYS, TYPE_ALIASES, TYPE_KEYS, UNKNOWN,
+                                         lookup_key, norm_text)
 from cpsd_tasks.tasks import get_task
 
 # Every regex below runs in linear time on any input: no two unbounded quantifiers can match the
@@ -33,21 +33,21 @@ _MAX_DEPTH = 6
 
 def _first(d: dict[str, Any], keys: frozenset[str]) -> Any:
     for k, v in d.items():
-        if isinstance(k, str) and _key(k) in keys:
+        if isinstance(k, str) and lookup_key(k) in keys:
             return v
     return None
 
 
-def _strings(value: Any, depth: int = 0) -> list[str]:
+def field_strings(value: Any, depth: int = 0) -> list[str]:
     """A field value as a list of strings (a list of strings stays a list, scalars become one;
     lists nested deeper than :data:`_MAX_DEPTH` are ignored)."""
     if isinstance(value, list):
-        return [s for v in value for s in _strings(v, depth + 1)] if depth <= _MAX_DEPTH else []
+        return [s for v in value for s in field_strings(v, depth + 1)] if depth <= _MAX_DEPTH else []
     text = norm_text(value)
     return [text] if text else []
 
 
-class _Reader:
+class ItemReader:
     """Collect NER/RE items from decoded JSON of any of the accepted shapes."""
 
     def __init__(self, task_id: str):
@@ -59,7 +59,7 @@ class _Reader:
 
     def type_of(self, name: Any) -> Optional[str]:
         table = RELATION_ALIASES if self.kind == "re" else self.types
-        return table.get(_key(name)) if isinstance(name, str) else None
+        return table.get(lookup_key(name)) if isinstance(name, str) else None
 
     def read(self, value: Any, depth: int = 0) -> None:
         if depth > _MAX_DEPTH:
@@ -84,14 +84,14 @@ class _Reader:
             self.shaped = True
             return
         if self.kind == "re":
-            head, rel, tail = _first(d, _HEAD_KEYS), _first(d, _REL_KEYS), _first(d, _TAIL_KEYS)
+            head, rel, tail = _first(d, HEAD_KEYS), _first(d, REL_KEYS), _first(d, TAIL_KEYS)
             if head is not None and tail is not None and rel is not None:
                 self.add_triple(rel, head, tail)
                 return
         else:
-            typ, text = _first(d, _TYPE_KEYS), _first(d, _TEXT_KEYS)
+            typ, text = _first(d, TYPE_KEYS), _first(d, TEXT_KEYS)
             if typ is not None and text is not None:
-                for s in _strings(text):
+                for s in field_strings(text):
                     self.add_entity(typ, s)
                 self.shaped = True
                 return
@@ -101,11 +101,11 @@ class _Reader:
                 if self.kind == "re":  # {"贩卖给": [{"head":…, "tail":…}], …}
                     for pair in (v if isinstance(v, list) else [v]):
                         if isinstance(pair, dict):
-                            h, t = _first(pair, _HEAD_KEYS), _first(pair, _TAIL_KEYS)
+                            h, t = _first(pair, HEAD_KEYS), _first(pair, TAIL_KEYS)
                             if h is not None and t is not None:
                                 self.add_triple(k, h, t)
                 else:  # {"人名": ["汪某", "张某"], "时间": "…"}
-                    for s in _strings(v):
+                    for s in field_strings(v):
                         self.add_entity(k, s)
             self.shaped = True
             return
@@ -121,7 +121,7 @@ class _Reader:
     def add_triple(self, rel: Any, head: Any, tail: Any) -> None:
         self.shaped = True
         # an argument given as an entity object {"text": "汪某", "type": "人名"} counts by its text
-        head, tail = (_first(a, _TEXT_KEYS) if isinstance(a, dict) else a for a in (head, tail))
+        head, tail = (_first(a, TEXT_KEYS) if isinstance(a, dict) else a for a in (head, tail))
         h, t = norm_text(head), norm_text(tail)
         if h and t:
             self.items.append((self.type_of(rel) or UNKNOWN, h, t))
@@ -153,7 +153,7 @@ class _Reader:
         separator = _cells(lines[i + 1])
         if len(separator) != len(header) or not all(re.fullmatch(r":?-+:?", c) for c in separator):
             return 0
-        table = _Reader(self.task_id)
+        table = ItemReader(self.task_id)
         j = i + 2
         while j < len(lines):
             row = _cells(lines[j])
@@ -192,7 +192,7 @@ class _Reader:
         typ = self.type_of(m.group(1)) if m else None
         if not typ:
             return
-        raw = [v for v in _VALUE_SPLIT.split(m.group(2)) if (n := norm_text(v)) and n not in _NONE_ANSWERS]
+        raw = [v for v in _VALUE_SPLIT.split(m.group(2)) if (n := norm_text(v)) and n not in NONE_ANSWERS]
         if self.kind == "re":
             if len(raw) == 2:
                 tail = _drop_note(raw[1]) if typ in PERSON_TAIL_RELATIONS else raw[1]

@@ -1,10 +1,10 @@
-"""Rule f of :mod:`cpsd_tasks.choices`: the options an answer names by their own TEXT, not by letter
+"""Rule ``option_text`` of :mod:`cpsd_tasks.reading.letters`: the options an answer names by their own TEXT, not by letter
 (SPEC.md §4.4), read as a careful human reader would.
 
 Audited, with the letter rules, against the human-graded sample of 34 real LLMs' answers to
 single-choice questions (``scripts/audit_reading.py``, README "Answer reading"); graders read an
-answer that states an option's text as that option. :func:`_by_content` is the last rule
-:func:`cpsd_tasks.choices.read_choices` tries in a turn (no declaration, letter list, label or
+answer that states an option's text as that option. :func:`read_option_text` is the last rule
+:func:`cpsd_tasks.reading.letters.read_choices` tries in a turn (no declaration, letter list, label or
 verdict gave a letter). It reads, in this order:
 
 1. **The whole answer is one option's text** (punctuation and spacing ignored).
@@ -14,7 +14,7 @@ verdict gave a letter). It reads, in this order:
    :func:`_joined`) or after the question's own words (``女儿应向张某偿还50万元`` for
    ``女儿应向张某偿还多少钱?``), states texts followed by the question's last words as asked
    (:func:`_asked_words_after`), is one option's own last clause alone (``丁的行为构成诈骗罪。``:
-   :attr:`_Context.keys_by_conclusion`), writes the question's sentence out with a text in its blank
+   :attr:`Context.keys_by_conclusion`), writes the question's sentence out with a text in its blank
    (``…经县级以上地方税务局批准，可以…`` for ``…经()批准，可以…``), or calls texts right (wrong when the
    question asks for the wrong one). Not a statement: a question, a hedge or a supposition
    (``是否构成…？``, ``可能…``, ``假设…``, ``有人认为…``), a negation before the text (``不能构成…``), an
@@ -29,12 +29,9 @@ verdict gave a letter). It reads, in this order:
    completing the question's last words. Asked sentences, negated texts (``不构成…``), heads whose
    polarity differs from the question's and sentences stating several texts name nothing.
 
-The per-question :class:`_Context` and the question readings every rule shares (:func:`_plain`,
-:func:`_target`, :func:`_asking_clause`, :func:`_negated_ask`, :data:`_TEXT_VERDICT`,
-:data:`_HEAD_NEGATIVE`, :data:`_NEGATED_CONTENT`, :data:`_BLANK`) live here too, so that imports go
-one way: :mod:`cpsd_tasks.choices` imports this module, and this module imports only
-:mod:`cpsd_tasks.reader` (``tests/test_leaderboard.py`` fails on an import-time circle). Where a
-copied option list ends (its last label) is found by the letter rules and passed in.
+The per-question :class:`~cpsd_tasks.reading.question.Context` and the question readings every rule
+shares live in :mod:`cpsd_tasks.reading.question`; imports go one way (letters → option_text → question).
+Where a copied option list ends (its last label) is found by the letter rules and passed in.
 The letter rules' linear-time discipline applies here too; :func:`_joined` is one dynamic
 programme over the sentence (O(length × options)).
 """
@@ -43,122 +40,22 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Optional
 
-from cpsd_tasks.reader import normalize, strip_edges
+from cpsd_tasks.reading.letter_patterns import LABEL, label_letter
+from cpsd_tasks.reading.question import (
+    HEAD_NEGATIVE,
+    NEGATED_CONTENT,
+    TEXT_VERDICT,
+    Context,
+    compared_text,
+    plain_text,
+)
+from cpsd_tasks.reading.rule_kit import Turn
+from cpsd_tasks.reading.lexicon import DOUBTS, SUPPOSITIONS, VIEWS
+from cpsd_tasks.reading.patterns import alternatives
 
-# --------------------------------------------------------------------------- the question, as the rules compare it
-
-
-@dataclass(frozen=True)
-class _Context:
-    """One question as every reading rule compares it (built once per output by
-    :func:`cpsd_tasks.choices.read_choices`)."""
-
-    valid: frozenset[str]
-    texts: Mapping[str, str]
-    negative_question: bool
-    targets: Mapping[str, str]          # each option's text, normalised and without punctuation
-    stem: str = ""                      # the question, folded and without punctuation ("" unknown)
-    blank: tuple[str, str] = ("", "")   # the stem's words right before and after its blank "（ ）"
-    blank_alone: bool = False           # the blank is an interrogative ("哪个机关"): filled, it must be the whole answer
-    negated_ask: bool = False           # the asking words carry a negation ("下列…不属于…的是", "错误的是")
-
-    @property
-    def stem_tail(self) -> str:
-        """The question's last six characters (without punctuation), or ``""``."""
-        return self.stem[-6:] if len(self.stem) >= 6 else ""
-
-    @functools.cached_property
-    def listed(self) -> str:
-        """The option list as a copy of it is compared: each letter followed by its text, in order
-        (``A家罪B公罪C公室告D非公室告``), or ``""`` when an option's text is unknown."""
-        if any(not self.targets.get(key) for key in self.valid):
-            return ""
-        return "".join(key + self.targets[key] for key in sorted(self.valid))
-
-    @functools.cached_property
-    def keys_by_target(self) -> dict[str, frozenset[str]]:
-        """``{option text as compared: the letters with that text}`` (two options may share one)."""
-        grouped: dict[str, set[str]] = {}
-        for key, target in self.targets.items():
-            grouped.setdefault(target, set()).add(key)
-        return {target: frozenset(keys) for target, keys in grouped.items()}
-
-    @functools.cached_property
-    def keys_by_conclusion(self) -> dict[str, frozenset[str]]:
-        """``{last clause: its letter}`` for options of two or more clauses whose last clause (plain, at
-        least six characters) is in no other option ("…送给教育局长何某。丁的行为构成诈骗罪" →
-        "丁的行为构成诈骗罪")."""
-        grouped: dict[str, set[str]] = {}
-        for key, text in self.texts.items():
-            clauses = [plain for clause in _CLAUSES.split(normalize(text)) if (plain := _plain(clause))]
-            if len(clauses) >= 2 and len(clauses[-1]) >= 6:
-                grouped.setdefault(clauses[-1], set()).add(key)
-        return {clause: frozenset(keys) for clause, keys in grouped.items() if len(keys) == 1
-                and not any(clause in self.targets.get(key, "") for key in self.texts if key not in keys)}
-
-
-_PLAIN_DROP = re.compile(r"[\s,，。.;；:：、\"“”'‘’!！?？()（）\[\]【】]")
-
-
-def _plain(text: str) -> str:
-    """``text`` without whitespace and punctuation: texts are compared in this form."""
-    return _PLAIN_DROP.sub("", text)
-
-
-def _compared(text: str) -> str:
-    """A piece of output in the form an option's text is compared in (:func:`_target`): answer prefixes
-    and edge marks stripped from its front as :func:`cpsd_tasks.reader.normalize` strips them from the
-    option (a leading ``《`` too), then :func:`_plain`."""
-    return _plain(strip_edges(text))
-
-
-@functools.lru_cache(maxsize=4096)
-def _target(option_text: str) -> str:
-    """An option's text as the content rules compare it: normalised, without punctuation."""
-    return _plain(normalize(option_text))
-
-
-# A question's blank ("经（ ）批准", "____"): the words around it make :attr:`_Context.blank`.
-_BLANK = re.compile(r"[(（][ \t\u3000]*[)）]|_{2,}")
-_CLAUSES = re.compile(r"[，,；;。:：!！]")
-
-
-@functools.lru_cache(maxsize=4096)
-def _asking_clause(question: str) -> str:
-    """The question's last clause (after its last comma or full stop), where it asks: "关于违法性认识
-    错误，下列说法正确的是？" → "下列说法正确的是？" (its topic names no polarity)."""
-    for clause in reversed(_CLAUSES.split(question)):
-        if _plain(clause):
-            return clause
-    return question
-
-
-# A head that states the negative ("不应当承担…的是", "错误的是", "女儿不应向…"): it must match the
-# question's own polarity (a head naming what *is* right answers the mirror question).
-_HEAD_NEGATIVE = re.compile(r"不|非|没|未|无需|无须|错误")
-
-
-def _negated_ask(question: str) -> bool:
-    """Whether the question's asking clause (its last clause, after the last comma or full stop)
-    carries a negation: "下列哪一罪名不属于财产犯罪?" yes; "…拒不退还，甲的行为构成何罪？" and
-    "关于违法性认识错误，下列说法正确的是？" no."""
-    return bool(_HEAD_NEGATIVE.search(_asking_clause(question)))
-
-
-# --------------------------------------------------------------------------- verdicts and negations next to a text
-# (read by this rule and by the verdict rule d of :mod:`cpsd_tasks.choices`)
-
-# A verdict right after an option's own text ("A:该合同为附解除条件的合同是错误的。").
-_TEXT_VERDICT = re.compile(r"(?:(?:这个|这一|这种|该|此)?(?:的说法|说法|的表述|表述))?(?:都|均|也)?(?:(?P<pos>是?(?:正确|对)的?|(?:是)?符合(?:法律|相关|有关)?(?:法律)?规定的?|符合题意)"
-                           r"|(?P<neg>是?(?:错误|不正确|错)的?|(?:是)?不符合(?:法律|相关|有关)?(?:法律)?规定的?|不符合题意))")
-# A negation right before an option's text ("不构成…", "不属于…"): the text is denied, not stated.
-_NEGATED_CONTENT = re.compile(r"(?:不构成|不是|不属于|并非|不能|不应|不得|不会|没有|无需|不|非)$")
-
-
-# --------------------------------------------------------------------------- rule f: an option's own text
+# --------------------------------------------------------------------------- rule option_text: an option's own text
 
 # The first sentence of a turn, after a numbering ("1、…") and up to the first sentence end.
 _OPENING = re.compile(r"\s*(?:(?:\d{1,2}|[一二三四])[ \t]*[、.．)）][ \t]*)?(?P<sentence>[^。！？!?；;\n]+)")
@@ -168,7 +65,7 @@ _JOINERS = ("以及", "和", "及", "与", "并")
 _QUESTION_WORD = re.compile(r"多少|几|什么|哪|何")
 
 
-def _joined(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _joined(plain: str, ctx: Context) -> Optional[frozenset[str]]:
     """The options whose texts, one after another and maybe joined by 以及/和/及/与/并 (punctuation is
     already dropped), make up the whole of ``plain``, each text once; ``None`` when it is anything
     else (a text repeated is a loop, not a statement). Options with one text count together.
@@ -195,9 +92,9 @@ def _joined(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     return tail[0] or None
 
 
-def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _filled(text: str, ctx: Context) -> Optional[frozenset[str]]:
     """The question's sentence written out with an option's text in its blank, as the turn's opening
-    statement ("纳税人…经县级以上地方税务局批准，可以…" for "…经()批准，可以…"): that option (rule f),
+    statement ("纳税人…经县级以上地方税务局批准，可以…" for "…经()批准，可以…"): that option (rule ``option_text``),
     under the same guards as :func:`_opening`."""
     before, after = ctx.blank
     if len(before) < 2 or len(after) < 2:
@@ -205,7 +102,7 @@ def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     opening = _guarded_opening(text)
     if opening is None:
         return None
-    plain = _plain(opening.group("sentence"))
+    plain = plain_text(opening.group("sentence"))
     if ctx.blank_alone and (text[opening.end():].strip(" \t\n。.!！") or _UNDECIDED_FILL.search(plain)):
         return None                          # ("…应当报哪个机关批准?" filled: only as the whole, undecided answer)
     start = plain.find(before)
@@ -218,7 +115,8 @@ def _filled(text: str, ctx: _Context) -> Optional[frozenset[str]]:
 # The opening is not a statement: a question, a hedge or a supposition, or someone else's view.
 # In a sentence that fills a "哪个机关" blank: two candidates, someone's view, or a turn ("但…").
 _UNDECIDED_FILL = re.compile(r"还是|或者|认为|主张|但|不过|然而")
-_OPENING_HEDGE = re.compile(r"吗|呢|是否|能否|是不是|可能|也许|或许|假设|假如|如果|若|有观点|有人|观点认为|不一定|未必|分析|首先")
+_OPENING_HEDGE = re.compile(alternatives(("吗", "呢", "是否", "能否", "是不是"), DOUBTS, SUPPOSITIONS,
+                                          ("有观点", "有人", "观点认为", "不一定", "未必", "分析", "首先")))
 # A verdict against what was just said, opening the next sentence ("这一说法错误", "以上回答是错误的",
 # "不对"), or inside a sentence after a statement (", 这种说法是错误的").
 _RETRACTION = re.compile(r"错误|不对|不正确|有误|不成立|并非如此")
@@ -249,7 +147,7 @@ _CLAUSE_END = re.compile(r"[，,；;。：:!！?？\n]")
 def _first_clause(option_text: str) -> str:
     """An option's first clause, plain ("紧急避险行为，不承担刑事责任" → "紧急避险行为"): what a clause
     of the answer holds when it states the option."""
-    return _plain(_CLAUSE_END.split(option_text)[0])
+    return plain_text(_CLAUSE_END.split(option_text)[0])
 
 
 _COMMA = re.compile(r"[，,；;]")
@@ -261,25 +159,25 @@ def _clause_head(sentence: str, option_text: str, ends: re.Pattern = _CLAUSE_END
     Clauses end at ``ends`` (:data:`_COMMA`: a colon does not end one, "不正确的说法是：<text>")."""
     first = _first_clause(option_text)
     for clause in ends.split(sentence):
-        at = _plain(clause).find(first) if first else -1
+        at = plain_text(clause).find(first) if first else -1
         if at >= 0:
-            return _plain(clause)[:at]
+            return plain_text(clause)[:at]
     return ""
 
 
-def _head_negated(head: str, ctx: _Context) -> bool:
+def _head_negated(head: str, ctx: Context) -> bool:
     """Whether ``head`` (plain text before an option's text) negates, not counting the question's own
     words copied into it ("…定作人未向承揽人支付…" restates the question; "女儿不应向…" negates)."""
-    return any(head[match.start():match.end() + 1] not in ctx.stem for match in _HEAD_NEGATIVE.finditer(head))
+    return any(head[match.start():match.end() + 1] not in ctx.stem for match in HEAD_NEGATIVE.finditer(head))
 
 
 def _retracted_after(text: str, opening: re.Match) -> bool:
     """Whether the sentence after the opening takes it back ("…。这一说法错误", "…。不对")."""
-    return bool(_RETRACTED.match(_plain(text[opening.end():opening.end() + 40])))
+    return bool(_RETRACTED.match(plain_text(text[opening.end():opening.end() + 40])))
 
 
-def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
-    """The turn opens with a statement of an option's text (rule f; a grader reads it as the answer):
+def _opening(text: str, ctx: Context) -> Optional[frozenset[str]]:
+    """The turn opens with a statement of an option's text (rule ``option_text``; a grader reads it as the answer):
     the sentence is the text ("甲公司应支付该款项。根据…"), it states options' texts after 构成/属于/
     是 ("…的行为构成挪用资金罪、金融凭证诈骗罪。") or after the question's own words ("女儿应向张某偿还
     50万元" for "女儿应向张某偿还多少钱?"), or it calls them right ("<text>是正确的", or wrong when the
@@ -294,45 +192,58 @@ def _opening(text: str, ctx: _Context) -> Optional[frozenset[str]]:
     opening = _guarded_opening(text)
     if opening is None:
         return None
-    plain = _plain(opening.group("sentence"))
+    plain = plain_text(opening.group("sentence"))
     if len(plain) < 2 or plain.isdigit():
         return None                          # ("①④②③④…": digits, not a statement)
     if opening.group(0).lstrip()[:1].isdigit() and re.search(r"(?m)^[ \t]*2[ \t]*[、.．)）]", text):
         return None                          # "1. <text>\n2. <text>…": a numbered list, not a statement
-    sentences = {_plain(piece.group("sentence")) for piece in _OPENING.finditer(text)}
+    sentences = {plain_text(piece.group("sentence")) for piece in _OPENING.finditer(text)}
     if sum(1 for target in set(ctx.targets.values()) if target in sentences) >= 2:
         return None                          # the options' texts copied, one a line
     chosen = _stated(plain, ctx)
     if not chosen or _retracted_after(text, opening):
         return None
-    rest = _plain(text[opening.end():])
+    if _other_option_later(text, opening, plain, chosen, ctx) or _negated_in_clause(text, opening, plain, chosen, ctx):
+        return None
+    return chosen
+
+
+def _other_option_later(text: str, opening: re.Match, plain: str, chosen: frozenset[str], ctx: Context) -> bool:
+    """Whether another option's text is stated after the opening ("…属于紧急避险行为… 因此构成了重大责任事故罪":
+    which one?), or, for an opening by an option's last clause, that clause is negated or hedged later
+    ("…综上所述，丁的行为不构成诈骗罪") or another option's last clause stated ("甲的行为也构成诈骗罪")."""
+    rest = plain_text(text[opening.end():])
     texts = [ctx.targets[key] for key in chosen]
     for key, target in ctx.targets.items():
         if key not in chosen and target in rest and not any(target in own for own in texts):
-            return None                      # "…属于紧急避险行为… 因此构成了重大责任事故罪": which one?
+            return True
     if plain in ctx.keys_by_conclusion:      # an opening by an option's last clause ("丁的行为构成诈骗罪。")
         loose = _LOOSE.sub("", rest)
         if loose.count(plain) > rest.count(plain):
-            return None                      # negated later ("…综上所述，丁的行为不构成诈骗罪"), or hedged
+            return True
         if any(not keys & chosen and clause in loose for clause, keys in ctx.keys_by_conclusion.items()):
-            return None                      # another option's stated later ("甲的行为也构成诈骗罪")
-    # "…综上所述，甲的行为不构成诈骗罪": the text negated later, in the same clause (not "如果…不成立，
-    # 法院应当…", where the negation ends the clause before)
+            return True
+    return False
+
+
+def _negated_in_clause(text: str, opening: re.Match, plain: str, chosen: frozenset[str], ctx: Context) -> bool:
+    """Whether the chosen text is negated later, in the same clause ("…综上所述，甲的行为不构成诈骗罪"; not
+    "如果…不成立，法院应当…", where the negation ends the clause before)."""
     firsts = {_first_clause(ctx.texts[key]) for key in chosen} - {""}
     if plain in ctx.keys_by_conclusion:
         firsts.add(plain)                    # (an opening by an option's last clause: that clause)
     for clause in _CLAUSE_END.split(text[opening.end():]):
-        plain_clause = _plain(clause)
+        plain_clause = plain_text(clause)
         for first in firsts:
             at = plain_clause.find(first)
             while at >= 0:
                 if _NEGATED_BEFORE.search(plain_clause, max(0, at - 8), at):
-                    return None
+                    return True
                 at = plain_clause.find(first, at + len(first))
-    return chosen
+    return False
 
 
-def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _stated(plain: str, ctx: Context) -> Optional[frozenset[str]]:
     """The options an opening sentence (``plain``: without punctuation) states (:func:`_opening`)."""
     whole = _joined(plain, ctx)
     if whole is not None:
@@ -347,7 +258,7 @@ def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     if at == 0:
         judged = re.match(r"(?P<joined>.+?)(?P<verdict>(?:的说法|说法|的表述|表述)?(?:都|均|也)?是?(?:正确|对|错误|不正确|错)的?)$", plain)
         if judged and (options := _joined(judged.group("joined"), ctx)):
-            verdict = _TEXT_VERDICT.fullmatch(judged.group("verdict"))
+            verdict = TEXT_VERDICT.fullmatch(judged.group("verdict"))
             if verdict and (verdict.group("pos") is not None) != ctx.negative_question:
                 return options
         return _asked_words_after(plain, ctx)
@@ -363,7 +274,7 @@ def _stated(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
     return None
 
 
-def _asked_words_after(plain: str, ctx: _Context) -> Optional[frozenset[str]]:
+def _asked_words_after(plain: str, ctx: Context) -> Optional[frozenset[str]]:
     """Options' texts followed by the question's own last words, as asked ("望湖乡政府办公楼建设用地
     不能取得划拨土地使用权" for "下列哪一建设用地项目不能取得划拨土地使用权?"): those options. The words
     must be the stem's whole ending, at least four characters, not preceded there by a negation (the
@@ -391,7 +302,7 @@ _CONCLUSION = re.compile(r"^答(?!案)|因此|所以|故|综上|可见|答案|�
 
 
 _SUMMARY = re.compile(r"综上")
-_SUMMARY_HEDGE = re.compile(r"如果|假如|假设|若|认为|观点|判断|是否|还是|与否|可能|也许|或许|有人")
+_SUMMARY_HEDGE = re.compile(alternatives(SUPPOSITIONS, VIEWS, ("判断", "是否", "还是", "与否"), DOUBTS))
 _WHEN = ("后", "时", "前", "之后", "以后", "之前")
 # 是/为 that end a supposition, a question or someone's view ("如果是", "要是", "难道是", "有人认为(是)",
 # "争议焦点为"): the text after them is not stated. ("因为<text>" states it as a reason: read only when
@@ -399,12 +310,12 @@ _WHEN = ("后", "时", "前", "之后", "以后", "之前")
 _HEDGED_COPULA = re.compile(r"(?:如果|要|假如|假设|若|难道|认为|以为|是否|可能|也许|或许|焦点|误解)(?:是|为)$|(?:认|以)为$")
 
 
-def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] = None,
+def read_option_text(text: str, ctx: Context, last_label: Optional[tuple[int, str]] = None,
                 labelled: bool = False) -> Optional[frozenset[str]]:
-    """Rule f: the option whose own text the answer states (module docstring).
+    """Rule ``option_text``: the option whose own text the answer states (module docstring).
 
     Args:
-        text: one turn, prepared (:func:`cpsd_tasks.choices.prepare`).
+        text: one turn, prepared (:func:`cpsd_tasks.reading.letters.prepare`).
         ctx: the question.
         last_label: when the turn copies the options (labels, or three options' texts), where the
             last label of the copy ends and its letter (``None``: no copy, or a copy without labels);
@@ -415,7 +326,7 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
         The one option read, or ``None``.
     """
     targets = ctx.targets
-    answer = _compared(text)
+    answer = compared_text(text)
     for key, target in targets.items():
         if target == answer:
             return frozenset({key})
@@ -424,7 +335,7 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
             opened := _opening(text, ctx) or _filled(text, ctx)):
         return opened
     # Copied options ("A:外国人", "…的是A:法与宗教…") are not statements: drop each label with its text.
-    prose = plain = _plain(text)
+    prose = plain = plain_text(text)
     for key, target in targets.items():
         prose = prose.replace(key + target, "\0")
     if ctx.stem and len(ctx.stem) >= 8:
@@ -432,24 +343,76 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
     if re.fullmatch(r"[\d\0]*", prose):
         return None
     present = {key: target for key, target in targets.items() if target in prose}
-    for key, target in present.items():
-        if target.isdigit():
-            continue                         # "①④" (NFKC: "14"): digits, which numbering also leaves
-        following = chr(ord(key) + 1)
-        if following in targets and plain.count(target) == plain.count(target + following + targets[following]):
-            continue                         # "<A's text>;\nB:<B's text>…": a copied list's first item, its label lost
-        rest = re.sub(r"[\d\0\ufffd]", "", prose.replace(target, ""))
-        if not rest or target.startswith(rest):
-            return frozenset({key})          # nothing but this option's text, repeated (maybe cut off)
+    alone = _only_its_text(prose, plain, present, targets)
+    if alone is not None:
+        return alone
     if not present:
         return None
-    # with a copied option list, only what comes after its last label can conclude with 因此/所以…
-    tail_start, last_letter = last_label or (0, None)
-    # "…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。": the last option's own discussion, not a conclusion
-    # ("D：根据…规定，<D's text>。因此，<D's text>。": its text in the section's first sentence, too)
+    return _named_in_prose(text, ctx, present, last_label)
+
+
+def _only_its_text(prose: str, plain: str, present: dict[str, str], targets: dict[str, str]) -> Optional[frozenset[str]]:
+    """The option whose text is all the prose holds, repeated (maybe cut off); not digits ("①④", NFKC
+    "14": numbering leaves them too), nor a copied list's first item whose label was lost
+    ("<A's text>;\nB:<B's text>…")."""
+    for key, target in present.items():
+        if target.isdigit():
+            continue
+        following = chr(ord(key) + 1)
+        if following in targets and plain.count(target) == plain.count(target + following + targets[following]):
+            continue
+        rest = re.sub(r"[\d\0\ufffd]", "", prose.replace(target, ""))
+        if not rest or target.startswith(rest):
+            return frozenset({key})
+    return None
+
+
+def _own_section(text: str, targets: dict[str, str], tail_start: int, last_letter: Optional[str]) -> Optional[str]:
+    """The letter of a copied list's last option when what follows its label discusses that option
+    ("…D:甲定…两人是共犯。根据…因此，甲定…两人是共犯。"; "D：根据…规定，<D's text>。因此，<D's text>。": its
+    text in the section's first sentence, too): its conclusion is no answer."""
     first_sentence = re.match(r"[^。！？!?\n]*", text[tail_start:tail_start + 400]).group(0)
-    own = last_letter if last_letter and (_compared(text[tail_start:tail_start + 80]).startswith(
-        targets.get(last_letter, "\0")) or targets.get(last_letter, "\0") in _plain(first_sentence)) else None
+    if last_letter and (compared_text(text[tail_start:tail_start + 80]).startswith(targets.get(last_letter, "\0"))
+                        or targets.get(last_letter, "\0") in plain_text(first_sentence)):
+        return last_letter
+    return None
+
+
+def _named_in_sentence(sentence: str, ctx: Context, present: dict[str, str], in_tail: bool,
+                       own: Optional[str]) -> Optional[tuple[str, bool]]:
+    """The one option a sentence names as stated, and whether the sentence is a summary ending with it
+    (``综上所述,<C's text>。``), or ``None``."""
+    plain = plain_text(sentence)
+    stated = {key: at for key, target in present.items()
+              if (at := plain.find(target)) >= 0 and not NEGATED_CONTENT.search(plain[:at])
+              and not (plain.endswith("在", 0, at) and plain.startswith(_WHEN, at + len(target)))}
+    # ("在解除条件成就后…": the text names a time, it is not stated)
+    if len(stated) != 1:
+        return None                          # none, or "外孙子女、侄子、侄女及干儿子都可以": several
+    key, position = next(iter(stated.items()))
+    head = plain[:position]
+    if (_NEGATED_BEFORE.search(head) and not ctx.negated_ask) or _head_negated(
+            _clause_head(sentence, ctx.texts[key]), ctx) > ctx.negated_ask:
+        return None                          # "不应当承担赔偿责任的是甲", "错误的是<text>"
+    copula_head = _clause_head(sentence, ctx.texts[key], _COMMA)
+    if not ((copula_head.endswith(("是", "为")) and not _HEDGED_COPULA.search(copula_head)
+             and not (copula_head.endswith("因为") and ctx.negated_ask))
+            or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
+            or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
+        return None
+    # "…注册资本的35%": the option completes the question; a summary that ends with the option's text,
+    # stated by the model ("综上所述,<C's text>。")
+    summary = bool(_SUMMARY.search(head) and not _SUMMARY_HEDGE.search(head)
+                   and re.fullmatch(r"的?", plain[position + len(present[key]):]))
+    return key, summary
+
+
+def _named_in_prose(text: str, ctx: Context, present: dict[str, str],
+                    last_label: Optional[tuple[int, str]]) -> Optional[frozenset[str]]:
+    """Exactly one option's text stated in the prose's sentences (with a copied option list, only a
+    conclusion after its last label counts); of several, the one a ``综上所述`` summary states last."""
+    tail_start, last_letter = last_label or (0, None)
+    own = _own_section(text, ctx.targets, tail_start, last_letter)
     named = set()
     summed: Optional[str] = None             # the option the last naming sentence, a summary, states
     offset = 0
@@ -459,27 +422,28 @@ def _by_content(text: str, ctx: _Context, last_label: Optional[tuple[int, str]] 
         offset += len(sentence) + 1
         if piece.group(2) in ("?", "？") or re.search(r"[吗呢][ \t]*$", sentence):
             continue                         # "诉讼时效期间为2年？", "是诈骗罪吗": asked
-        plain = _plain(sentence)
-        stated = {key: at for key, target in present.items()
-                  if (at := plain.find(target)) >= 0 and not _NEGATED_CONTENT.search(plain[:at])
-                  and not (plain.endswith("在", 0, at) and plain.startswith(_WHEN, at + len(target)))}
-        # ("在解除条件成就后…": the text names a time, it is not stated)
-        if len(stated) != 1:
-            continue                         # none, or "外孙子女、侄子、侄女及干儿子都可以": several
-        key, position = next(iter(stated.items()))
-        head = plain[:position]
-        if (_NEGATED_BEFORE.search(head) and not ctx.negated_ask) or _head_negated(
-                _clause_head(sentence, ctx.texts[key]), ctx) > ctx.negated_ask:
-            continue                         # "不应当承担赔偿责任的是甲", "错误的是<text>"
-        copula_head = _clause_head(sentence, ctx.texts[key], _COMMA)
-        if ((copula_head.endswith(("是", "为")) and not _HEDGED_COPULA.search(copula_head)
-                and not (copula_head.endswith("因为") and ctx.negated_ask))
-                or (in_tail and key != own and _CONCLUSION.search(head) and len(present[key]) >= 4)
-                or (ctx.stem_tail and head.endswith(ctx.stem_tail))):
-            named.add(key)                   # "…注册资本的35%": the option completes the question
-            # a summary that ends with the option's text, stated by the model ("综上所述,<C's text>。")
-            summed = key if (_SUMMARY.search(head) and not _SUMMARY_HEDGE.search(head)
-                             and re.fullmatch(r"的?", plain[position + len(present[key]):])) else None
+        found = _named_in_sentence(sentence, ctx, present, in_tail, own)
+        if found is not None:
+            named.add(found[0])
+            summed = found[0] if found[1] else None
     if len(named) >= 2 and summed is not None:
         return frozenset({summed})           # "因此，<B's text>。…综上所述，<C's text>。": the summary's
     return frozenset(named) if len(named) == 1 else None
+
+
+def option_text(turn: Turn) -> Optional[frozenset[str]]:
+    """The options named by their own text (:func:`read_option_text`): the whole answer, the opening
+    statement, or exactly one option's text stated in the prose (past a copied list's last label).
+
+    In detail: the option's own text (:mod:`cpsd_tasks.reading.option_text`): the whole answer equals it, the turn
+    opens by stating it (after 构成/属于/是, in the question's own words, followed by the question's last
+    words, as one option's own last clause, or the question's blank ``（ ）`` or its ``哪个机关`` filled
+    in), or, outside copied option lines, exactly one option's text (at least four characters after
+    a conclusion, or right after 是/为/指的是; of several, the one a ``综上所述`` summary states last) is
+    stated.
+
+    Example: ``"甲的行为构成诈骗罪。"`` → B (option B: 诈骗罪).
+    """
+    last = max(LABEL.finditer(turn.text), key=lambda m: m.end(), default=None) if turn.option_list else None
+    return read_option_text(turn.text, turn.ctx, (last.end(), label_letter(last)) if last else None,
+                            labelled=len(turn.labels) >= 2)

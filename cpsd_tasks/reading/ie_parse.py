@@ -1,10 +1,10 @@
 """The tolerant IE output parser: one model output → :class:`Parsed` items (SPEC §4.2).
 
-:func:`parse_output` reads the model's own turn (:func:`cpsd_tasks.reader.first_turn`): after the
+:func:`parse_output` reads the model's own turn (:func:`cpsd_tasks.reading.turns.first_turn`): after the
 last answer declaration first, then the whole text; in each, a bare "nothing found" answer, then
 the JSON of each Markdown fence and of the text itself (strict JSON, JSON embedded in prose,
 broken JSON repaired by ``json_repair`` within a character budget), then lines and tables
-(:class:`~cpsd_tasks.ie.items._Reader`). Linear time on any input; never raises on model output.
+(:class:`~cpsd_tasks.reading.ie_items.ItemReader`). Linear time on any input; never raises on model output.
 """
 
 from __future__ import annotations
@@ -15,16 +15,18 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from cpsd_tasks.ie.items import _Reader
-from cpsd_tasks.ie.schema import _NONE_ANSWERS, norm_text
-from cpsd_tasks.reader import first_turn
+from cpsd_tasks.reading.ie_items import ItemReader
+from cpsd_tasks.reading.ie_names import NONE_ANSWERS, norm_text
+from cpsd_tasks.reading.lexicon import IE_HEADS
+from cpsd_tasks.reading.patterns import one_of
+from cpsd_tasks.reading.turns import first_turn
 from cpsd_tasks.tasks import get_task
 
 # Every regex below runs in linear time on any input: no two unbounded quantifiers can match the
 # same characters (a 50k-space line or an unclosed 50k-character fence used to take seconds).
 _FENCE_INFO = re.compile(r"[ \t]*[A-Za-z0-9_-]*[ \t]*\n?")  # language tag after an opening ```
 # An explicit answer declaration; the text after the last one is read first (see parse_output).
-_DECLARATION = re.compile(r"(?:最终答案|答案|final answer|answer)(?:如下|是|为)?[ \t]*:", re.IGNORECASE)
+_DECLARATION = re.compile(one_of(IE_HEADS) + r"(?:如下|是|为)?[ \t]*:", re.IGNORECASE)
 _MAX_NONE_CHARS = 100  # longer outputs are never a bare "无"/"none" answer
 _MAX_CANDIDATES = 200  # strict JSON start positions tried per block (keeps 10k-char outputs fast)
 _MAX_REPAIRS = 2  # json_repair attempts per block (it reads on past the first value)
@@ -127,8 +129,8 @@ def _parse_block(text: str, task_id: str, budget: _Budget) -> Optional[Parsed]:
     output). Nesting too deep for the ``json`` module
     (RecursionError) counts as not JSON.
     """
-    def read(value: Any) -> _Reader:
-        reader = _Reader(task_id)
+    def read(value: Any) -> ItemReader:
+        reader = ItemReader(task_id)
         reader.read(value)
         return reader
 
@@ -139,7 +141,7 @@ def _parse_block(text: str, task_id: str, budget: _Budget) -> Optional[Parsed]:
     else:
         return Parsed(tuple(whole.items), True) if whole.items or whole.shaped else None
     values, failed = _strict_values(text)
-    best: Optional[tuple[int, _Reader]] = None
+    best: Optional[tuple[int, ItemReader]] = None
     shaped = False
     for start, value in values:
         reader = read(value)
@@ -181,7 +183,7 @@ def parse_output(output: Optional[str], task_id: str) -> Parsed:
     or curly quotes); full-width punctuation (NFKC first); ``类型：实体、实体`` lines; RE lines
     ``汪某 | 贩卖给 | 张某`` or ``贩卖给：汪某，张某``; synonyms and unambiguous English names of
     types/relations (:data:`TYPE_ALIASES`, :data:`RELATION_ALIASES`); Markdown tables with a
-    header row (see :meth:`_Reader.read_table`). ``<think>`` blocks are removed first (unclosed →
+    header row (see :meth:`ItemReader.read_table`). ``<think>`` blocks are removed first (unclosed →
     nothing to score). When the output declares its answer (``答案：``, ``答案如下：``, ``最终答案：``,
     ``Answer:``, ``Final answer:``), the text after the last declaration is read first and used
     when it holds a valid answer (so a JSON example before the answer is not scored). Linear time;
@@ -215,12 +217,12 @@ def _parse_text(text: str, task_id: str, budget: _Budget) -> Parsed:
     """:func:`parse_output` on an NFKC-folded, think-free text, without the declaration rule."""
     if not text.strip():
         return Parsed((), False)
-    if len(text) <= _MAX_NONE_CHARS and norm_text(text) in _NONE_ANSWERS:
+    if len(text) <= _MAX_NONE_CHARS and norm_text(text) in NONE_ANSWERS:
         return Parsed((), True)
     for block in _fenced(text) + [text]:
         parsed = _parse_block(block, task_id, budget)
         if parsed is not None:
             return parsed
-    reader = _Reader(task_id)
+    reader = ItemReader(task_id)
     reader.read_lines(text)
     return Parsed(tuple(reader.items), reader.shaped)

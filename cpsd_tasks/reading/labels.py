@@ -1,9 +1,8 @@
 """Label readers: the closed-label answer of a classification or judgement output (SPEC.md §4.1).
 
-Built on :mod:`cpsd_tasks.reader`, which owns the shared grammar (``<think>``, end markers,
-follow-up turns, declarations, normalisation, Traditional folding, refusals, negation); the names
-of that grammar that older code imports from here are re-exported. All functions are pure,
-accept ``None`` (a missing model answer) and never raise on model output.
+Built on the preparation, turns and normalisation of this package and the negation words of
+:mod:`cpsd_tasks.reading.lexicon`. All functions are pure, accept ``None`` (a missing model
+answer) and never raise on model output.
 """
 
 from __future__ import annotations
@@ -11,14 +10,19 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping, Optional
 
-from cpsd_tasks.reader import (HTML_TAG, LONE_SURROGATE, drop_questions, NAMES_NOTHING_AFTER, NAMES_NOTHING_BEFORE,  # noqa: F401
-                               NEGATIONS, answer_text, canonical_declarations, fold_traditional,
-                               is_clear_refusal, is_refusal, normalize, own_turn, squeeze_spaces,
-                               strip_think)
+from cpsd_tasks.reading.lexicon import (
+    NAMES_NOTHING_AFTER,
+    NAMES_NOTHING_BEFORE,
+    NEGATIONS,
+)
+from cpsd_tasks.reading.normalize import drop_questions, normalize
+from cpsd_tasks.reading.prepare import squeeze_spaces
+from cpsd_tasks.reading.lexicon import LABEL_HEADS
+from cpsd_tasks.reading.patterns import alternatives
 
 # An explicit declaration of a label ("结论：谣言", "答案是积极", "判断结果为诈骗"): nouns only, so
 # the verb in "题目要求判断是谣言还是非谣言" declares nothing; 回答/答 need their colon.
-_DECLARED_HEAD = (r"(?:最终答案|正确答案|答案|结论|判断结果|分类结果|识别结果|类别|标签|(?:回答|答)\s*[:：])"
+_DECLARED_HEAD = (f"(?:{alternatives(LABEL_HEADS)}|" r"(?:回答|答)\s*[:：])"
                   r"\s*(?:应该是|应当是|应为|是|为)?\s*[:：]?\s*[\"'“‘「『]?")
 
 
