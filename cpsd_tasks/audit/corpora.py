@@ -210,12 +210,13 @@ _WORKER: dict = {}
 
 
 def read_model(job: tuple[str, str]) -> dict[str, list]:
-    """``{item id: read_item(...)}`` of one prediction file (``job`` = (corpus name, file path));
-    items the corpus does not read are left out, items without an output are read as ``None``."""
+    """``{item id: read_item(...)}`` of one prediction file (``job`` = (corpus name, file path)), for
+    each item the file has a line for (lexeval: 4 models answered fewer items, README "Coverage";
+    the tables give each model's item count); lines of items the corpus does not read are left out."""
     name, path = job
     items = _WORKER[name].items
     outputs = {row["id"]: row["output"] for row in _jsonl(Path(path))}
-    return {item_id: read_item(name, item, outputs.get(item_id)) for item_id, item in items.items()}
+    return {item_id: read_item(name, item, outputs[item_id]) for item_id, item in items.items() if item_id in outputs}
 
 
 def readings(corpus: RealCorpus, folder: Optional[Path], workers: Optional[int] = None,
