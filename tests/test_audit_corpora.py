@@ -78,6 +78,17 @@ def test_lexeval_accuracy_wants_the_exact_string_and_the_set_variant_does_not():
     assert not corpora.LEXEVAL_EXACT.credited("BD", odd) and corpora.LEXEVAL_SET.credited("BD", odd)
 
 
+def test_gold_lines_are_the_gold_options_lines_and_nothing_else():
+    item = {"gold": "AD", "options": {"A": "丁某构成盗窃罪", "B": "乙", "C": "丙", "D": "崔某构成非法持有枪支罪"}}
+    assert corpora.is_gold_lines("A.丁某构成盗窃罪\nD.崔某构成非法持有枪支罪", item)
+    assert corpora.is_gold_lines(" D、崔某构成非法持有枪支罪 \n\n(A) 丁某构成盗窃罪\n", item)    # order, styles, blanks
+    assert not corpora.is_gold_lines("A.丁某构成盗窃罪", item)                                  # a proper subset
+    assert not corpora.is_gold_lines("A.丁某构成盗窃罪\nD.崔某构成盗窃罪", item)                  # D's text altered
+    assert not corpora.is_gold_lines("答案：A.丁某构成盗窃罪\nD.崔某构成非法持有枪支罪", item)        # a head: not only lines
+    assert not corpora.is_gold_lines("A.丁某构成盗窃罪\nA.丁某构成盗窃罪", item)
+    assert not corpora.is_gold_lines(None, item)
+
+
 def test_lawbench_rules_are_substring_matches():
     labels = ["婚姻家庭", "劳动纠纷", "交通事故"]
     assert peers.lawbench_label("[类别]婚姻家庭<eoa>", labels) == "婚姻家庭"
@@ -100,9 +111,10 @@ def _hand_corpus() -> corpora.RealCorpus:
 
 
 def test_graded_scoring_counts_six_items_by_hand():
-    # readings fixed by hand: [plugin letters, plugin credited, why, DISC letters]
-    read = {"M": {"i1": ["B", True, "x", "B"], "i2": [None, False, "x", "A"], "i3": [None, False, "x", "AC"],
-                  "i4": ["AB", False, "x", "ABCD"], "i5": ["CD", True, "x", None], "i6": ["D", True, "x", "C"]}}
+    # readings fixed by hand: [plugin letters, plugin credited, why, gold lines, DISC letters]
+    read = {"M": {"i1": ["B", True, "x", False, "B"], "i2": [None, False, "x", False, "A"],
+                  "i3": [None, False, "x", False, "AC"], "i4": ["AB", False, "x", False, "ABCD"],
+                  "i5": ["CD", True, "x", False, None], "i6": ["D", True, "x", False, "C"]}}
     rows = [{"set": "s1", "model": "M", "id": "i1", "answer": "B"},       # both right
             {"set": "s1", "model": "M", "id": "i2", "answer": "NONE"},    # DISC: false credit of the gold
             {"set": "s1", "model": "M", "id": "i3", "answer": "AC"},      # plugin: missed the gold
@@ -222,7 +234,7 @@ def test_disc_audit(audit_run):
     for model, readings_of in read.items():
         for item_id, reading in readings_of.items():
             key = (model, corpus.items[item_id]["task"])
-            counted[key] = counted.get(key, 0) + corpora.DISC.credited(reading[3], corpus.items[item_id])
+            counted[key] = counted.get(key, 0) + corpora.DISC.credited(reading[corpora.PEERS_AT], corpus.items[item_id])
     assert len(counted) == 60 and counted == recomputed
     rows = {(row["model"], row["group"]): row for row in corpora.model_table(corpus, read)}
     assert len(rows) == 12
@@ -250,7 +262,7 @@ def test_lexeval_audit(audit_run):
         for row in csv.DictReader(handle):
             computed[row["model"]] = computed.get(row["model"], 0) + float(row["peer_accuracy"]) * int(row["n_items"])
     for model, readings_of in read.items():
-        right = sum(corpora.LEXEVAL_EXACT.credited(r[3], corpus.items[i]) for i, r in readings_of.items())
+        right = sum(corpora.LEXEVAL_EXACT.credited(r[corpora.PEERS_AT], corpus.items[i]) for i, r in readings_of.items())
         assert right == round(computed[model]), model
     _check_floors("lexeval", scores)
 

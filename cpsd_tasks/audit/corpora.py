@@ -21,6 +21,7 @@ import csv
 import gzip
 import json
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -183,11 +184,35 @@ def _published(name: str, root: Path) -> dict[tuple[str, str], float]:
 
 # --------------------------------------------------------------------------- reading
 
+#: Where the peers' readings start in a record of :func:`read_item`.
+PEERS_AT = 4
+#: One option line as the 4-shot examples of disc write it (``A.丁某构成盗窃罪``; also ``A:``, ``A、``, ``(A)``).
+_OPTION_LINE = re.compile(r"\(?([A-E])\)?\s*[.．:：、]?\s*(.*)")
+
+
+def is_gold_lines(output: Optional[str], item: dict) -> bool:
+    """The reply is exactly the gold options' lines: one line per gold letter, each the letter with its
+    label mark and the option's own text (spaces at the ends of lines ignored), nothing else."""
+    lines = [line.strip() for line in (output or "").strip().splitlines() if line.strip()]
+    if len(lines) != len(item["gold"]) or not lines:
+        return False
+    letters = set()
+    for line in lines:
+        match = _OPTION_LINE.fullmatch(line)
+        if not match or match.group(1) not in item["options"] or \
+                match.group(2).strip() != str(item["options"][match.group(1)]).strip():
+            return False
+        letters.add(match.group(1))
+    return "".join(sorted(letters)) == item["gold"]
+
+
 def read_item(corpus: str, item: dict, output: Optional[str]) -> list:
-    """One output read by the plugin and the peers: ``[plugin reading, plugin credited, why, *peer readings]``.
+    """One output read by the plugin and the peers:
+    ``[plugin reading, plugin credited, why, gold lines, *peer readings]`` (peers from :data:`PEERS_AT`).
 
     ``plugin reading`` is sorted letters, a label word or the normalised span (``None``: nothing read);
-    ``why`` is the plugin's reason for no answer or the rule that decided (letters only, else ``None``).
+    ``why`` is the plugin's reason for no answer or the rule that decided (letters only, else ``None``);
+    ``gold lines``: a choice reply that is exactly the gold options' lines (:func:`is_gold_lines`).
     Never raises on model output.
     """
     from cpsd_tasks.qa.score import judge_exam, judge_reading
@@ -196,13 +221,13 @@ def read_item(corpus: str, item: dict, output: Optional[str]) -> list:
     if item["kind"] == "choice":
         judged = judge_exam(output, item["gold"], "多选" if item["multi"] else "单选", item["options"],
                             item["question"])
-        head = [judged.prediction, judged.correct, judged.reason or judged.rule]
+        head = [judged.prediction, judged.correct, judged.reason or judged.rule, is_gold_lines(output, item)]
     elif item["kind"] == "label":
         label = read_label(output, item["labels"])
-        head = [label, label == item["gold"], None]
+        head = [label, label == item["gold"], None, False]
     else:
         judged = judge_reading(output, item["gold"], "精确")
-        head = [judged.prediction, judged.correct, None]
+        head = [judged.prediction, judged.correct, None, False]
     return head + [peer.read(output, item) for peer in peers_of(corpus, item)]
 
 
@@ -271,10 +296,12 @@ def kind_of_gap(plugin_ok: bool, plugin_read: Optional[str], why: Optional[str],
 
 def model_table(corpus: RealCorpus, read: dict[str, dict[str, list]]) -> list[dict]:
     """Per model and group (single/multi, or the task): items, the plugin's accuracy, each peer's, the
-    published figure, and the kinds of the items where the plugin's verdict and the first peer's differ.
+    published figure, the kinds of the items where the plugin's verdict and the first peer's differ, and
+    the replies that are exactly the gold options' lines with how many the plugin credits.
 
     Returns:
-        Rows ``{"model", "group", "n", "plugin", "<peer name>": accuracy…, "published", "kinds": Counter}``;
+        Rows ``{"model", "group", "n", "plugin", "<peer name>": accuracy…, "published", "kinds": Counter,
+        "gold_lines": [replies, credited by the plugin]}``;
         2-2 counts only items whose gold is one of the label words (as LawBench's scorer does).
     """
     rows = []
@@ -285,11 +312,14 @@ def model_table(corpus: RealCorpus, read: dict[str, dict[str, list]]) -> list[di
             if item["kind"] == "label" and not item["scored"]:
                 continue
             row = groups.setdefault(item["group"], {"model": model, "group": item["group"], "n": 0, "plugin": 0,
-                                                    "kinds": Counter()})
+                                                    "kinds": Counter(), "gold_lines": [0, 0]})
             row["n"] += 1
             row["plugin"] += bool(reading[1])
+            if reading[3]:
+                row["gold_lines"][0] += 1
+                row["gold_lines"][1] += bool(reading[1])
             verdicts = []
-            for peer, peer_read in zip(peers_of(corpus.name, item), reading[3:]):
+            for peer, peer_read in zip(peers_of(corpus.name, item), reading[PEERS_AT:]):
                 ok = bool(peer.credited(peer_read, item))
                 row[peer.name] = row.get(peer.name, 0) + ok
                 verdicts.append((ok, peer_read))
@@ -297,7 +327,7 @@ def model_table(corpus: RealCorpus, read: dict[str, dict[str, list]]) -> list[di
                 row["kinds"][kind_of_gap(bool(reading[1]), reading[0], reading[2], verdicts[0][1])] += 1
         for group in sorted(groups):
             row = groups[group]
-            for key in [k for k in row if k not in ("model", "group", "n", "kinds")]:
+            for key in [k for k in row if k not in ("model", "group", "n", "kinds", "gold_lines")]:
                 row[key] = row[key] / row["n"]
             row["published"] = corpus.published.get((model, group))
             rows.append(row)

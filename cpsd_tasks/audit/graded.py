@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Optional, Sequence
 
-from cpsd_tasks.audit.corpora import RealCorpus, peers_of
+from cpsd_tasks.audit.corpora import PEERS_AT, RealCorpus, peers_of
 from cpsd_tasks.audit.lawbench import ReadingScore, load_graded
 
 #: The graded set of each corpus, relative to the project root.
@@ -56,7 +56,7 @@ def score_graded_items(corpus: RealCorpus, graded: Sequence[dict],
         for name in (row["set"], "all"):
             scores = out[(name, split_of(item))]
             scores.setdefault("plugin", ReadingScore()).add(reading[0], row["answer"], item["gold"], bool(reading[1]))
-            for peer, peer_read in zip(peers_of(corpus.name, item), reading[3:]):
+            for peer, peer_read in zip(peers_of(corpus.name, item), reading[PEERS_AT:]):
                 scores.setdefault(peer.name, ReadingScore()).add(
                     peer.letters(peer_read), row["answer"], item["gold"], bool(peer.credited(peer_read, item)))
     return dict(out), problems

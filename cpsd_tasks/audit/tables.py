@@ -20,7 +20,7 @@ def _peer_names(rows: list[dict]) -> list[str]:
     names: list[str] = []
     for row in rows:
         for key in row:
-            if key not in ("model", "group", "n", "plugin", "published", "kinds") and key not in names:
+            if key not in ("model", "group", "n", "plugin", "published", "kinds", "gold_lines") and key not in names:
                 names.append(key)
     return names
 
@@ -46,6 +46,7 @@ def render_models(corpus: RealCorpus, rows: list[dict]) -> str:
               + (" or the published figure" if published else "")
               + ", by kind (items where the plugin's verdict and that rule differ):", ""]
     lines += notes or ["- none"]
+    lines += _gold_lines(rows)
     if "2-5" in {r["group"] for r in rows}:
         lines += ["", "2-5: the plugin's 精确 accuracy beside LawBench's published character F1 (different "
                   "measures; not explained per model)."]
@@ -86,3 +87,17 @@ def render_graded(corpus: RealCorpus, scores: dict[tuple[str, str], dict[str, Re
     if problems:
         lines += ["", f"{len(problems)} graded rows not in the corpus: " + "; ".join(problems[:5])]
     return "\n".join(lines)
+
+
+def _gold_lines(rows: list[dict]) -> list[str]:
+    """The line on replies that are exactly the gold options' lines, per kind (when there are any)."""
+    parts = []
+    for group in sorted({r["group"] for r in rows}):
+        replies = sum(r["gold_lines"][0] for r in rows if r["group"] == group)
+        credited = sum(r["gold_lines"][1] for r in rows if r["group"] == group)
+        if replies:
+            parts.append(f"{GROUP_TITLES.get(group, group)} {credited} of {replies} ({credited / replies:.1%})")
+    if not parts:
+        return []
+    return ["", "Replies that are exactly the gold options' lines (one line per gold letter, the letter and the "
+            "option's own text), credited by the plugin: " + "; ".join(parts) + "."]
