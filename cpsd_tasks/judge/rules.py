@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from cpsd_tasks.choices import read_choices
-from cpsd_tasks.qa.read import letters_of
+from cpsd_tasks.reading import letters_of, read_choices
 
 
 def options_of(options: Any) -> dict[str, str]:
@@ -22,5 +21,5 @@ def options_of(options: Any) -> dict[str, str]:
 
 def rule_letters(output: Optional[str], options: Mapping[str, str], question: Optional[str]) -> Optional[str]:
     """The letters the rules read from ``output`` (sorted, e.g. ``"AC"``), ``None`` when none —
-    :func:`cpsd_tasks.choices.read_choices`."""
+    :func:`cpsd_tasks.reading.read_choices`."""
     return read_choices(output, dict(options), question).letters
