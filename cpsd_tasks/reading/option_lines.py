@@ -22,7 +22,8 @@ These rules read such an output as a whole (one turn with content only; otherwis
 * **letter groups** (:func:`letter_groups`, several answers only: for one answer the verdict rule reads them) — each group of letters given a verdict: ``A: 错，B、C、D：正确答案``,
   ``A、B、C、D都是正确的`` (by the question's polarity);
 * **all options judged right** (:func:`all_judged_right`, several answers only) — ``所有说法都正确``, ``答案：所有``: every option for a
-  question asking which are right, no answer for one asking which are wrong.
+  question asking which are right, no answer for one asking which are wrong;
+* **numbered letters** (:func:`numbered_letters`) — ``1. B 2. C 3. D``: a mapping, no answer.
 
 Similarity is rapidfuzz's ``ratio`` over the texts without punctuation (:func:`plain`). Each rule
 returns ``None`` (does not apply: the next rule, then the turn rules, read the output), a non-empty
@@ -471,5 +472,22 @@ def all_judged_right(output: Optional[str], ctx: Context, multi: bool = False) -
     return frozenset(ctx.valid)
 
 
+# --------------------------------------------------------------------------- numbered letters
+
+_NUMBERED_LETTERS = re.compile(r"^\s*1[.．、)）:：]\s*[A-Z]\b\s*[,，;；]?\s*2[.．、)）:：]\s*[A-Z]\b\s*[,，;；]?\s*3[.．、)）:：]\s*[A-Z]\b")
+
+
+def numbered_letters(output: Optional[str], ctx: Context, multi: bool = False) -> Optional[frozenset[str]]:
+    """Letters numbered 1, 2, 3, … (``1. B 2. C 3. D``): a mapping or answers to several questions, not
+    an answer to this one.
+
+    >>> from cpsd_tasks.reading.letters import context
+    >>> numbered_letters("1. B 2. B 3. C 4. D", context("ABCD", None)).reason
+    'numbered letters'
+    """
+    text = _single_turn(output)
+    return NoAnswer("numbered letters") if text and _NUMBERED_LETTERS.match(text) else None
+
+
 #: The rules that read a whole output before the turn rules, in order.
-OUTPUT_RULES = (option_lines, letter_groups, all_judged_right)
+OUTPUT_RULES = (option_lines, letter_groups, all_judged_right, numbered_letters)
