@@ -15,7 +15,7 @@ from cpsd_tasks.reading import letters_of, read_choices
 
 def options_of(options: Any) -> dict[str, str]:
     """A doc's options as ``{letter: text}`` (harness list of ``{"key", "text"}`` or the file's
-    ``{letter: text}``; ``{}`` for none) — :func:`cpsd_tasks.qa.read.letters_of`."""
+    ``{letter: text}``; ``{}`` for none) — :func:`cpsd_tasks.reading.letters_of`."""
     return letters_of(options)
 
 
