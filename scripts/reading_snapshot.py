@@ -14,7 +14,8 @@ What is read, per output:
 
 * every corpus: the turns (:func:`own_turn`, :func:`first_turn`, :func:`written_turn`, as short
   SHA-1 digests) and the refusal checks (:func:`is_refusal`, :func:`is_clear_refusal`);
-* single/multiple choice (lawbench 1-2/3-6, lawbench_tasks 2-8, lexeval, disc): the letters and
+* single/multiple choice (lawbench 1-2/3-6, lawbench_tasks 2-8, lexeval, disc; an item with several correct
+  letters is read as 多选, with ``multi=True``, by a reader that takes it): the letters and
   turn of :func:`read_choices` (and the rule or reason that decided, when the reader records one —
   that field is left out with ``--letters-only``, to compare with a reader that records none);
 * labels (lawbench_tasks 2-2, 2-3, 2-4, 3-3): :func:`read_label` and :func:`strict_label` over the
@@ -121,11 +122,13 @@ def _items(corpus: str) -> dict[str, dict]:
                     item.update(kind="turns")
             elif corpus == "lexeval":
                 if doc.get("options"):
-                    item.update(kind="choice", options=doc["options"], question=_stem(doc["input"]))
+                    item.update(kind="choice", options=doc["options"], question=_stem(doc["input"]),
+                                multi=bool(doc.get("multi")))
                 else:
                     item.update(kind="turns")
             else:
-                item.update(kind="choice", options=doc["options"], question=doc["question"])
+                item.update(kind="choice", options=doc["options"], question=doc["question"],
+                            multi=bool(doc.get("multi")))
             items[doc["id"]] = item
     return items
 
@@ -133,8 +136,17 @@ def _items(corpus: str) -> dict[str, dict]:
 _STATE: dict = {}
 
 
+def _takes_multi(read_choices) -> bool:
+    """Whether the reader takes ``multi`` (reader 2 on; reader 1 read every question as one answer)."""
+    import inspect
+    return "multi" in inspect.signature(read_choices).parameters
+
+
 def _choice(r, output, item, record, letters_only):
-    reading = r["read_choices"](output, item["options"], item["question"])
+    if item.get("multi") and _takes_multi(r["read_choices"]):
+        reading = r["read_choices"](output, item["options"], item["question"], multi=True)   # read as 多选
+    else:
+        reading = r["read_choices"](output, item["options"], item["question"])
     record["letters"], record["turn"] = reading.letters, reading.turn
     if not letters_only:
         for name in ("rule", "reason"):

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cpsd_tasks.reading import READER_VERSION
 from cpsd_tasks.report import aggregations, cli, errors, files, fonts, jsonio, plots, render, runs, stats, tables
 from cpsd_tasks.baseline import answer
 from cpsd_tasks.tasks import get_task
@@ -710,7 +711,7 @@ def test_cli_one_command(two_runs, tmp_path):
     assert [c["task"] for c in cmp] == list(CLF)
     sigs = list(csv.DictReader((out / "signatures.csv").open(encoding="utf-8")))
     assert [(s["model"], s["task"]) for s in sigs] == [(m, t) for m in ("baseline", "variant") for t in CLF]
-    assert all(s["signature"].startswith(f"cpsd:0.1.0|reader:1|metrics:1|task:{s['task']}|prompt:sha256.") for s in sigs)
+    assert all(s["signature"].startswith(f"cpsd:0.1.0|reader:{READER_VERSION}|metrics:1|task:{s['task']}|prompt:sha256.") for s in sigs)
     assert "scored differently" not in proc.stdout  # same prompts, data and options
 
 

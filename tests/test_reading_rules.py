@@ -24,15 +24,19 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks.reading import letters, read_choices
+from cpsd_tasks.reading import option_lines
 from cpsd_tasks.reading.letters import RULES, TURN_RULES
+from cpsd_tasks.reading.option_lines import OUTPUT_RULES
 
 from conftest import ROOT
 
 CASES = ROOT / "tests" / "data" / "reading_cases"
 FIELDS = {"output", "options", "question", "answer", "rule", "source"}
 #: Every name a case file may have: a rule, a turn rule, or the outputs read as no answer.
-CASE_FILES = {rule.__name__ for rule in RULES} | set(TURN_RULES) | {"no_answer"}
+CASE_FILES = {rule.__name__ for rule in (*OUTPUT_RULES, *RULES)} | set(TURN_RULES) | {"no_answer"}
 MIN_CASES = 5
+#: Output rules that only ever decide that nothing was read: their case files pin the reason.
+NO_ANSWER_RULES = {"numbered_letters"}
 READING = ROOT / "cpsd_tasks" / "reading"
 
 
@@ -48,12 +52,12 @@ def load_cases() -> list:
 
 @pytest.mark.parametrize("case, file", load_cases())
 def test_reading_case(case, file):
-    assert set(case) - {"reason"} == FIELDS, f"{file}: fields {sorted(case)}"
-    read = read_choices(case["output"], case["options"], case["question"])
+    assert set(case) - {"reason", "multi"} == FIELDS, f"{file}: fields {sorted(case)}"
+    read = read_choices(case["output"], case["options"], case["question"], multi=case.get("multi", False))
     assert read.letters == case["answer"]
     assert read.rule == case["rule"]
-    if file == "no_answer":
-        assert case["rule"] is None and read.reason == case["reason"]
+    if case["rule"] is None:                  # no answer: the reason is pinned (no_answer.jsonl, or a rule that only refuses)
+        assert read.reason == case["reason"] and (file == "no_answer" or file in NO_ANSWER_RULES)
     else:
         assert case["rule"] == file, "a case sits in the file of the rule that decides it"
 
@@ -86,6 +90,17 @@ def test_each_rule_example_is_read_by_that_rule(rule):
     output = example.group("output").encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
     read = read_choices(output, EXAMPLE_OPTIONS, EXAMPLE_QUESTION)
     assert (read.letters, read.rule) == (example.group("answer"), rule.__name__)
+
+
+def test_the_output_rules_examples_and_order():
+    import doctest
+
+    assert doctest.testmod(option_lines).failed == 0
+    listed = re.findall(r"^\* \*\*[^*]+\*\* \((?:part of )?:func:`(\w+)`", option_lines.__doc__, re.MULTILINE)
+    listed = list(dict.fromkeys(listed))
+    assert listed == [rule.__name__ for rule in OUTPUT_RULES]
+    names = [rule.__name__ for rule in (*OUTPUT_RULES, *RULES)]
+    assert len(set(names)) == len(names)
 
 
 def test_the_module_docstring_lists_the_rules_in_their_order():

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from cpsd_tasks.choices import read_choices
-from cpsd_tasks.qa.read import letters_of
+from cpsd_tasks.reading import letters_of, read_choices
 
 
 def options_of(options: Any) -> dict[str, str]:
     """A doc's options as ``{letter: text}`` (harness list of ``{"key", "text"}`` or the file's
-    ``{letter: text}``; ``{}`` for none) — :func:`cpsd_tasks.qa.read.letters_of`."""
+    ``{letter: text}``; ``{}`` for none) — :func:`cpsd_tasks.reading.letters_of`."""
     return letters_of(options)
 
 
 def rule_letters(output: Optional[str], options: Mapping[str, str], question: Optional[str]) -> Optional[str]:
     """The letters the rules read from ``output`` (sorted, e.g. ``"AC"``), ``None`` when none —
-    :func:`cpsd_tasks.choices.read_choices`."""
+    :func:`cpsd_tasks.reading.read_choices`."""
     return read_choices(output, dict(options), question).letters

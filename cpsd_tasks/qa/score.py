@@ -183,7 +183,7 @@ def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None
         return _finish(qtype, label, label == gold, strict, output)
     if qtype not in ("单选", "多选"):
         raise ValueError(f"police_exam: unknown qtype {qtype!r}; expected 判断/单选/多选")
-    read = read_choices(output, letters_of(options), question)
+    read = read_choices(output, letters_of(options), question, multi=qtype == "多选")
     letters = frozenset(read.letters) if read.letters else None
     gold_set = frozenset(gold)
     prediction = "".join(sorted(letters)) if letters else None

@@ -61,6 +61,7 @@ from cpsd_tasks.reading.letter_patterns import (
     labels_in,
     letters_in,
 )
+from cpsd_tasks.reading.option_lines import OUTPUT_RULES, answer_turn
 from cpsd_tasks.reading.option_text import option_text
 from cpsd_tasks.reading.prepare import (
     FENCE_LINE,
@@ -801,7 +802,7 @@ def _read_turns(pieces: list[str], ctx: Context) -> _Exchange:
 
 
 def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str],
-                 question: Optional[str] = None) -> ChoiceReading:
+                 question: Optional[str] = None, multi: bool = False) -> ChoiceReading:
     """Read the option letters an output answers with (module docstring rules; SPEC §4.4).
 
     Args:
@@ -809,6 +810,8 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
         options: the question's options, ``{letter: text}`` or just the letters.
         question: the question stem, if known: a stem asking for the wrong statement
             (``…错误的是``) makes a verdict of "wrong" next to a letter the answer.
+        multi: the question may have several correct options (police_exam 多选): several option lines
+            are read as the options chosen (:mod:`cpsd_tasks.reading.option_lines`).
 
     Returns:
         A :class:`ChoiceReading` (with the rule that decided, or the reason nothing was read); never
@@ -817,6 +820,10 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     ctx = _context(options, question)
     if ctx is None:
         return ChoiceReading(None, None, reason="no options")
+    for rule in OUTPUT_RULES:
+        decided = rule(output, ctx, multi)
+        if decided is not None:
+            return _decided_by(rule, decided, output)
     text = prepare(output)
     if not text.strip():
         return ChoiceReading(None, None, reason="empty output")
@@ -825,6 +832,19 @@ def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[st
     if not answer:
         return ChoiceReading(None, None, reason=state.decided.reason or "letters outside the options")
     return ChoiceReading("".join(sorted(answer)), state.first, rule=state.decided.rule)
+
+
+def _decided_by(rule, decided: frozenset[str], output: Optional[str]) -> ChoiceReading:
+    """The reading an output rule decided: its letters, turn and name, or why nothing was read."""
+    if decided:
+        return ChoiceReading("".join(sorted(decided)), answer_turn(output), rule=rule.__name__)
+    return ChoiceReading(None, None, reason=getattr(decided, "reason", None) or rule.__name__)
+
+
+def context(options: Mapping[str, str] | Iterable[str], question: Optional[str]) -> Optional[Context]:
+    """The question as the rules compare it (:class:`~cpsd_tasks.reading.question.Context`), or ``None``
+    when it has no options."""
+    return _context(options, question)
 
 
 def letters_of(options: Any) -> dict[str, str]:
@@ -845,18 +865,19 @@ def letters_of(options: Any) -> dict[str, str]:
 
 
 def extract_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str],
-                    question: Optional[str] = None) -> Optional[frozenset[str]]:
+                    question: Optional[str] = None, multi: bool = False) -> Optional[frozenset[str]]:
     """The set of option letters an output answers with, or ``None`` (see :func:`read_choices`).
 
     Args:
         output: raw model output (``None`` = missing answer).
         options: the question's options, ``{letter: text}`` or just the letters.
         question: the question stem, if known.
+        multi: the question may have several correct options (多选).
 
     Returns:
         A non-empty frozenset of letters, or ``None``.
     """
-    letters = read_choices(output, options, question).letters
+    letters = read_choices(output, options, question, multi).letters
     return frozenset(letters) if letters else None
 
 
