@@ -5,7 +5,7 @@ The peers' rules are pinned on small hand-made outputs whose readings were worke
 the rules' definitions (:mod:`cpsd_tasks.audit.peers`); the graded counting on a hand-made 6-item set.
 The e2e tests run the real ``cpsd-audit-reading`` over ``../shared/realout`` (each skips, with its
 reason, when its corpus folder is absent) and pin only the peers' figures and the counts: the plugin's
-reader is being changed, so its graded figures are held only by :data:`PLUGIN_FLOORS`.
+graded figures are held by :data:`PLUGIN_FLOORS` (floors: a reader change that reads better passes).
 """
 
 from __future__ import annotations
@@ -27,7 +27,16 @@ REALOUT = (ROOT.parent / "shared" / "realout").resolve()
 #: Floors of the plugin's graded figures, ``{(corpus, set or "all", split): (accuracy at least,
 #: false credits at most)}``: filled in when the reader for these corpora is settled (issue 25's
 #: targets: single ≥ 0.97, multi ≥ 0.95, false credit ≤ 0.5 %). Empty until then.
-PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {}
+PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
+    # reader 2, on the whole graded set of each corpus: (accuracy at least, false credits at most)
+    ("disc", "all", "multi"): (0.949, 8), ("disc", "all", "single"): (0.968, 1),
+    ("lexeval", "all", "multi"): (0.980, 5), ("lexeval", "all", "single"): (0.966, 7),
+    ("lawbench_tasks", "all", "single"): (0.891, 34), ("lawbench_tasks", "all", "label"): (0.918, 36),
+    # first reads of reader 2 (sets graded while the reader was frozen, read once before use)
+    ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
+    ("lexeval", "lexeval4", "multi"): (0.972, 0), ("lexeval", "lexeval4", "single"): (0.991, 1),
+    ("lexeval", "lexeval5", "multi"): (0.983, 1), ("lexeval", "lexeval5", "single"): (0.983, 2),
+}
 
 
 def needs(corpus: str):
@@ -220,9 +229,9 @@ def test_disc_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("disc", cache)
     assert "## disc: plugin vs peer, 6 models" in report and "### disc: reading against the graded set" in report
-    assert scores[("all", "multi")]["plugin"].n == 675 and scores[("all", "single")]["plugin"].n == 225
-    assert "| all | multi | 675 | DISC | 0.7378 | 120 | 29 | 28 | 28 (4.1%) |" in report
-    assert _counts(scores[("all", "single")]["DISC"]) == (225, 208, 4, 11, 2, 3)
+    assert scores[("all", "multi")]["plugin"].n == 1125 and scores[("all", "single")]["plugin"].n == 375
+    assert "| all | multi | 1125 | DISC | 0.7467 | 198 | 47 | 40 | 50 (4.4%) |" in report
+    assert _counts(scores[("all", "single")]["DISC"]) == (375, 343, 12, 18, 2, 5)
     # DISC's rule as re-expressed gives, model by model and task by task, the item counts of DISC's own
     # code re-run on these files (disc_peer_recomputed.csv; its published figures differ in 16 of 60)
     import csv
@@ -251,9 +260,9 @@ def test_lexeval_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lexeval", cache)
     assert "## lexeval: plugin vs peer, 26 models" in report
-    assert scores[("all", "multi")]["plugin"].n == 540 and scores[("all", "single")]["plugin"].n == 360
-    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (540, 486, 42, 3, 9, 10)
-    assert _counts(scores[("all", "single")]["LexEval exact"]) == (360, 322, 30, 4, 4, 6)
+    assert scores[("all", "multi")]["plugin"].n == 900 and scores[("all", "single")]["plugin"].n == 600
+    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (900, 805, 70, 7, 18, 12)
+    assert _counts(scores[("all", "single")]["LexEval exact"]) == (600, 536, 54, 4, 6, 8)
     # LexEval's accuracy rule as re-expressed equals the corpus's own run of LexEval's code, model by model
     import csv
 
@@ -305,7 +314,7 @@ def test_lawbench_section_and_the_timing_line(audit_run):
 
 
 def test_graded_files_are_well_formed():
-    for name, expected in (("disc", 900), ("lexeval", 900), ("lawbench_tasks", 1200)):
+    for name, expected in (("disc", 1500), ("lexeval", 1500), ("lawbench_tasks", 1200)):
         rows = audit.load_graded(ROOT / graded.GRADED_FILES[name])
         assert len(rows) == expected and len({(r["model"], r["id"]) for r in rows}) == expected
         for row in rows:
