@@ -1,8 +1,8 @@
 #!/usr/bin/env python
-"""Audit the answer reader on the real-output corpus: ``python scripts/audit_reading.py [--out DIR]``.
+"""Audit the answer reader on the real-output corpora: ``python scripts/audit_reading.py [--corpora …] [--out DIR]``.
 
 A thin shim over :func:`cpsd_tasks.audit.main` (installed as ``cpsd-audit-reading``); run it from
-the project root so that ``../shared/realout/lawbench`` and ``tests/data`` are found.
+the project root so that ``../shared/realout/<corpus>`` and ``tests/data`` are found.
 """
 
 import sys

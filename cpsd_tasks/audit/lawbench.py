@@ -1,4 +1,4 @@
-"""``cpsd-audit-reading``: score real LLM outputs with the plugin's readers and audit the reading.
+"""The LawBench corpus of the reading audit (``cpsd-audit-reading``, :mod:`cpsd_tasks.audit`).
 
 Reads the LawBench real-output corpus (``../shared/realout/lawbench``: 34 models' answers to
 1,000 single-choice questions and 500 summaries, in the SPEC schema) and prints:
@@ -25,13 +25,10 @@ outputs (tested in ``tests/test_audit.py``).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import gzip
 import json
 import os
-import sys
-import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,12 +129,16 @@ class ReadingScore:
     wrong_letters: int = 0
     credit_differs: int = 0
 
-    def add(self, read: Optional[str], graded: str, gold: Optional[str] = None) -> None:
+    def add(self, read: Optional[str], graded: str, gold: Optional[str] = None,
+            credited: Optional[bool] = None) -> None:
         """Count one item: ``read`` letters or ``None``; ``graded`` letters or ``"NONE"``;
-        ``gold`` the item's correct letter, if known (for :attr:`credit_differs`)."""
+        ``gold`` the item's correct letter, if known (for :attr:`credit_differs`); ``credited`` the
+        reader's own verdict where it is not ``read == gold`` (LexEval's exact-string rule)."""
         read = read or "NONE"
         self.n += 1
-        if gold is not None and (read == gold) != (graded == gold):
+        if credited is None:
+            credited = read == gold
+        if gold is not None and credited != (graded == gold):
             self.credit_differs += 1
         if read == graded:
             self.right += 1
@@ -355,80 +356,3 @@ def render(graded: dict[str, dict[str, ReadingScore]], rows: list[dict], seconds
     lines += notes or ["- none"]
     lines += ["", f"Corpus read in {seconds:.1f} s (no BERTScore)."]
     return "\n".join(lines)
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point of ``cpsd-audit-reading`` (and ``scripts/audit_reading.py``).
-
-    Returns:
-        Exit code: 0, or 2 when the corpus is missing (one line on stderr).
-    """
-    parser = argparse.ArgumentParser(prog="cpsd-audit-reading", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the lawbench folder")
-    parser.add_argument("--graded", type=Path, default=DEFAULT_GRADED, help="graded single-choice set")
-    parser.add_argument("--models", nargs="*", help="only these models (file stems)")
-    parser.add_argument("--out", type=Path, help="also write the report (Markdown) and rows (JSON) here")
-    parser.add_argument("--judge", metavar="URL", help="also score a judge model at this OpenAI-compatible "
-                        "chat-completions URL on the graded set (judge vs graders, judge vs rules; docs/judge.md)")
-    parser.add_argument("--judge-model", metavar="NAME", help="the judge model's name at --judge")
-    parser.add_argument("--judge-cache", type=Path, default=Path("cpsd_judge_cache.db"),
-                        help="the judge's reply cache (SQLite; default ./cpsd_judge_cache.db)")
-    parser.add_argument("--judge-concurrency", type=int, default=8, help="judge requests in flight (default 8)")
-    args = parser.parse_args(argv)
-    if bool(args.judge) != bool(args.judge_model):
-        parser.error("--judge and --judge-model go together")
-    try:
-        corpus = load_corpus(args.corpus, args.models)
-    except FileNotFoundError as err:
-        print(f"cpsd-audit-reading: {err}", file=sys.stderr)
-        return 2
-    start = time.perf_counter()
-    rows = model_rows(corpus)
-    seconds = time.perf_counter() - start
-    graded = score_graded(corpus, load_graded(args.graded)) if args.graded.is_file() else {}
-    if not graded:
-        print(f"(graded set not found at {args.graded}: graded figures skipped)", file=sys.stderr)
-    report = render(graded, rows, seconds)
-    if args.judge:
-        judged = _judge_report(args, corpus)
-        if judged is None:
-            return 1
-        report += "\n\n" + judged
-    print(report)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "audit.md").write_text(report + "\n", encoding="utf-8")
-        serialisable = [{k: (dict(v) if isinstance(v, Counter) else v) for k, v in row.items()} for row in rows]
-        (args.out / "audit_rows.json").write_text(json.dumps(serialisable, ensure_ascii=False, indent=1),
-                                                 encoding="utf-8")
-    return 0
-
-
-def _judge_report(args: argparse.Namespace, corpus: Corpus) -> Optional[str]:
-    """The ``--judge`` part of the report (:mod:`cpsd_tasks.judge.audit`), or ``None`` after one
-    line on stderr when the judge's endpoint failed (the replies received stay cached)."""
-    from cpsd_tasks.judge.audit import judge_graded, render_judge
-    from cpsd_tasks.judge.client import JudgeClient, JudgeTransportError, ReplyCache
-    from cpsd_tasks.judge.prompts import prompt_digest
-
-    if not args.graded.is_file():
-        print(f"cpsd-audit-reading: --judge needs the graded set ({args.graded} not found)", file=sys.stderr)
-        return None
-    digest = prompt_digest(["choice"])
-    cache = ReplyCache(args.judge_cache)
-    client = JudgeClient(args.judge, args.judge_model, cache, digest, concurrency=args.judge_concurrency)
-    try:
-        scores, agreement = judge_graded(corpus, load_graded(args.graded), client)
-    except JudgeTransportError as err:
-        print(f"cpsd-audit-reading: error: {err}; the replies received are kept in {args.judge_cache}",
-              file=sys.stderr)
-        return None
-    finally:
-        cache.close()
-    print(f"cpsd-audit-reading: judge {args.judge_model}: {client.sent} requests sent, the rest from the cache "
-          f"{args.judge_cache}", file=sys.stderr)
-    return render_judge(scores, agreement, args.judge_model, digest)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Markdown tables of the disc, lexeval and lawbench_tasks audit (model table, gaps by kind, graded figures)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from cpsd_tasks.audit.corpora import NOT_READ, RealCorpus
+from cpsd_tasks.audit.lawbench import EXPLAIN_ABOVE, ReadingScore
+
+#: What each corpus's groups are called in its table.
+GROUP_TITLES = {"single": "单选", "multi": "多选", "2-2": "2-2 label", "2-4": "2-4 label", "2-8": "2-8 A–E",
+                "2-5": "2-5 精确"}
+
+
+def _fmt(value: Optional[float]) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _peer_names(rows: list[dict]) -> list[str]:
+    names: list[str] = []
+    for row in rows:
+        for key in row:
+            if key not in ("model", "group", "n", "plugin", "published", "kinds", "gold_lines") and key not in names:
+                names.append(key)
+    return names
+
+
+def render_models(corpus: RealCorpus, rows: list[dict]) -> str:
+    """The per-model table: one line per model and group, the plugin beside each peer rule and the
+    published figure; then every gap over :data:`EXPLAIN_ABOVE`, explained by the kinds of item."""
+    peers = _peer_names(rows)
+    published = any(row["published"] is not None for row in rows)     # lexeval publishes no per-model table
+    lines = [f"## {corpus.name}: plugin vs peer, {len({r['model'] for r in rows})} models", "",
+             "| model | items | kind | plugin | " + " | ".join(f"{p} rule" for p in peers)
+             + (" | published |" if published else " |"),
+             "|---|---:|---|---:|" + "---:|" * (len(peers) + published)]
+    notes = []
+    for row in sorted(rows, key=lambda r: (r["model"].lower(), r["group"])):
+        figures = " | ".join(_fmt(row.get(p)) for p in peers + (["published"] if published else []))
+        lines.append(f"| {row['model']} | {row['n']} | {GROUP_TITLES.get(row['group'], row['group'])} | "
+                     f"{_fmt(row['plugin'])} | {figures} |")
+        note = _explain(row, peers)
+        if note:
+            notes.append(note)
+    lines += ["", f"Plugin figures more than {EXPLAIN_ABOVE} from the {peers[0] if peers else 'peer'} rule"
+              + (" or the published figure" if published else "")
+              + ", by kind (items where the plugin's verdict and that rule differ):", ""]
+    lines += notes or ["- none"]
+    lines += _gold_lines(rows)
+    if "2-5" in {r["group"] for r in rows}:
+        lines += ["", "2-5: the plugin's 精确 accuracy beside LawBench's published character F1 (different "
+                  "measures; not explained per model)."]
+    if corpus.name in NOT_READ:
+        lines += ["", NOT_READ[corpus.name] + "."]
+    return "\n".join(lines)
+
+
+def _explain(row: dict, peers: list[str]) -> str:
+    if row["group"] == "2-5" or not peers:
+        return ""
+    peer, published = row.get(peers[0]), row["published"]
+    gaps = [abs(row["plugin"] - peer)] if peer is not None else []
+    if published is not None:
+        gaps.append(abs(row["plugin"] - published))
+    if not gaps or max(gaps) <= EXPLAIN_ABOVE:
+        return ""
+    parts = [f"{count} {kind}" for kind, count in row["kinds"].most_common()]
+    title = GROUP_TITLES.get(row["group"], row["group"])
+    figures = f"plugin {row['plugin']:.3f}, {peers[0]} {_fmt(peer)}" + (
+        "" if published is None else f", published {published:.3f}")
+    return f"- {row['model']} {title}: {figures} — " + ("; ".join(parts) or "no item differs from the rule")
+
+
+def render_graded(corpus: RealCorpus, scores: dict[tuple[str, str], dict[str, ReadingScore]],
+                  problems: list[str]) -> str:
+    """The graded-set table: per set and split (then all sets), each reader's figures."""
+    lines = [f"### {corpus.name}: reading against the graded set", "",
+             "| set | split | items | reader | accuracy | false credit | missed | wrong | score changed |",
+             "|---|---|---:|---|---:|---:|---:|---:|---:|"]
+    keys = sorted(k for k in scores if k[0] != "all") + sorted(k for k in scores if k[0] == "all")
+    for name, split in keys:
+        for reader, s in scores[(name, split)].items():
+            lines.append(f"| {name} | {split} | {s.n} | {reader} | {s.accuracy:.4f} | {s.false_credit} | "
+                         f"{s.missed} | {s.wrong_letters} | {s.credit_differs} ({s.credit_differs / s.n:.1%}) |")
+    lines += ["", "*score changed*: items whose credit under the reader differs from the credit of the graded "
+              "reading (count and share of the items)."]
+    if problems:
+        lines += ["", f"{len(problems)} graded rows not in the corpus: " + "; ".join(problems[:5])]
+    return "\n".join(lines)
+
+
+def _gold_lines(rows: list[dict]) -> list[str]:
+    """The line on replies that are exactly the gold options' lines, per kind (when there are any)."""
+    parts = []
+    for group in sorted({r["group"] for r in rows}):
+        replies = sum(r["gold_lines"][0] for r in rows if r["group"] == group)
+        credited = sum(r["gold_lines"][1] for r in rows if r["group"] == group)
+        if replies:
+            parts.append(f"{GROUP_TITLES.get(group, group)} {credited} of {replies} ({credited / replies:.1%})")
+    if not parts:
+        return []
+    return ["", "Replies that are exactly the gold options' lines (one line per gold letter, the letter and the "
+            "option's own text), credited by the plugin: " + "; ".join(parts) + "."]

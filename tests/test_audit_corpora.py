@@ -1,0 +1,326 @@
+"""The corpus audit (issue 25): the peers' rules, graded-set counting, and the real audit on the
+disc, lexeval and lawbench_tasks corpora beside the lawbench one.
+
+The peers' rules are pinned on small hand-made outputs whose readings were worked out by hand from
+the rules' definitions (:mod:`cpsd_tasks.audit.peers`); the graded counting on a hand-made 6-item set.
+The e2e tests run the real ``cpsd-audit-reading`` over ``../shared/realout`` (each skips, with its
+reason, when its corpus folder is absent) and pin only the peers' figures and the counts: the plugin's
+graded figures are held by :data:`PLUGIN_FLOORS` (floors: a reader change that reads better passes).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cpsd_tasks import audit
+from cpsd_tasks.audit import corpora, graded, peers
+
+from conftest import ROOT
+
+REALOUT = (ROOT.parent / "shared" / "realout").resolve()
+
+#: Floors of the plugin's graded figures, ``{(corpus, set or "all", split): (accuracy at least,
+#: false credits at most)}``: filled in when the reader for these corpora is settled (issue 25's
+#: targets: single ≥ 0.97, multi ≥ 0.95, false credit ≤ 0.5 %). Empty until then.
+PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
+    # reader 2, on the whole graded set of each corpus: (accuracy at least, false credits at most)
+    ("disc", "all", "multi"): (0.949, 8), ("disc", "all", "single"): (0.968, 1),
+    ("lexeval", "all", "multi"): (0.980, 5), ("lexeval", "all", "single"): (0.966, 7),
+    ("lawbench_tasks", "all", "single"): (0.891, 34), ("lawbench_tasks", "all", "label"): (0.918, 36),
+    # first reads of reader 2 (sets graded while the reader was frozen, read once before use)
+    ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
+    ("lexeval", "lexeval4", "multi"): (0.972, 0), ("lexeval", "lexeval4", "single"): (0.991, 1),
+    ("lexeval", "lexeval5", "multi"): (0.983, 1), ("lexeval", "lexeval5", "single"): (0.983, 2),
+}
+
+
+def needs(corpus: str):
+    """Skip unless ``../shared/realout/<corpus>`` is present."""
+    return pytest.mark.skipif(not (REALOUT / corpus).is_dir(),
+                              reason=f"real-output corpus {REALOUT / corpus} not present (it lives beside the checkout)")
+
+
+# --------------------------------------------------------------------------- peers, by hand
+
+@pytest.mark.parametrize("output, expected", [
+    # the 4-shot examples' form: no pattern of the first list matches, the "X." labels are joined
+    ("A.丁某构成盗窃罪\nD.崔某构成非法持有枪支罪", "AD"),
+    ("A. 医疗费\nC. 残疾生活辅助具费\nD. 残疾赔偿金", "ACD"),
+    ("BC", "BC"),                                          # under 10 characters: taken whole
+    ("答案是E", None),                                       # taken whole; E is no A–D letter
+    # 答案是 + letters: the first pattern's group only; the later "A" is not read
+    ("根据法律规定，答案是B、D。其他选项A错误", "BD"),
+    ("ABCD都是正确的，因为这样", "ABCD"),                      # first list fails, no "X.": the second list
+    ("我认为这道题没有正确的选项可以选择", None),                  # 选择 with no letter after it: nothing
+    ("", None),
+    (None, None),
+])
+def test_disc_rule_reads_as_its_cascade(output, expected):
+    assert peers.disc_rule(output) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("B, C", "BC"),                                        # separators deleted, runs joined
+    ("BA", "BA"),                                          # order kept: LexEval's accuracy wants "AB" exactly
+    ("ABCD\n\n解析：选项E错误", "ABCD"),                       # cut at 解析
+    ("AAB", None),                                         # one run with a repeated letter: dropped
+    ("ABCDEF", "ABCDE"),                                   # runs of at most five; F is no letter
+    ("C和D", "CD"),                                        # 和 deleted
+    ("答案是Apple", "A"),                                    # the capital of an English word counts
+    ("D\nA: 犯罪的预备阶段", "DA"),                            # an echoed option's label counts, after D
+    (None, None),
+])
+def test_lexeval_rule_reads_as_find_valid_substrings(output, expected):
+    assert peers.lexeval_rule(output) == expected
+
+
+def test_lexeval_accuracy_wants_the_exact_string_and_the_set_variant_does_not():
+    item = {"gold": "AB", "answer": "AB"}
+    assert not corpora.LEXEVAL_EXACT.credited("BA", item) and corpora.LEXEVAL_SET.credited("BA", item)
+    assert corpora.LEXEVAL_EXACT.letters("BA") == corpora.LEXEVAL_SET.letters("BA") == "AB"
+    odd = {"gold": "BD", "answer": "B D"}                  # a gold string that is not bare letters
+    assert not corpora.LEXEVAL_EXACT.credited("BD", odd) and corpora.LEXEVAL_SET.credited("BD", odd)
+
+
+def test_gold_lines_are_the_gold_options_lines_and_nothing_else():
+    item = {"gold": "AD", "options": {"A": "丁某构成盗窃罪", "B": "乙", "C": "丙", "D": "崔某构成非法持有枪支罪"}}
+    assert corpora.is_gold_lines("A.丁某构成盗窃罪\nD.崔某构成非法持有枪支罪", item)
+    assert corpora.is_gold_lines(" D、崔某构成非法持有枪支罪 \n\n(A) 丁某构成盗窃罪\n", item)    # order, styles, blanks
+    assert not corpora.is_gold_lines("A.丁某构成盗窃罪", item)                                  # a proper subset
+    assert not corpora.is_gold_lines("A.丁某构成盗窃罪\nD.崔某构成盗窃罪", item)                  # D's text altered
+    assert not corpora.is_gold_lines("答案：A.丁某构成盗窃罪\nD.崔某构成非法持有枪支罪", item)        # a head: not only lines
+    assert not corpora.is_gold_lines("A.丁某构成盗窃罪\nA.丁某构成盗窃罪", item)
+    assert not corpora.is_gold_lines(None, item)
+
+
+def test_lawbench_rules_are_substring_matches():
+    labels = ["婚姻家庭", "劳动纠纷", "交通事故"]
+    assert peers.lawbench_label("[类别]婚姻家庭<eoa>", labels) == "婚姻家庭"
+    assert peers.lawbench_label("是劳动纠纷还是婚姻家庭？", labels) == "婚姻家庭|劳动纠纷"   # label order
+    assert peers.lawbench_label("抚养？", labels) is None
+    assert peers.lawbench_letters("[正确答案]E<eoa>") == "E"
+    assert peers.lawbench_letters("Because of A and C") == "ABC"     # the B of "Because" counts
+    assert peers.lawbench_letters("E", "ABCD") is None
+
+
+# --------------------------------------------------------------------------- graded counting, by hand
+
+def _hand_corpus() -> corpora.RealCorpus:
+    def item(gold: str, multi: bool) -> dict:
+        return {"kind": "choice", "group": "multi" if multi else "single", "multi": multi, "gold": gold,
+                "answer": gold, "options": dict.fromkeys("ABCD", "…"), "question": "…", "task": "t"}
+    items = {"i1": item("B", False), "i2": item("A", False), "i3": item("AC", True),
+             "i4": item("ABD", True), "i5": item("CD", True), "i6": item("D", False)}
+    return corpora.RealCorpus("disc", Path("."), items, {}, "")
+
+
+def test_graded_scoring_counts_six_items_by_hand():
+    # readings fixed by hand: [plugin letters, plugin credited, why, gold lines, DISC letters]
+    read = {"M": {"i1": ["B", True, "x", False, "B"], "i2": [None, False, "x", False, "A"],
+                  "i3": [None, False, "x", False, "AC"], "i4": ["AB", False, "x", False, "ABCD"],
+                  "i5": ["CD", True, "x", False, None], "i6": ["D", True, "x", False, "C"]}}
+    rows = [{"set": "s1", "model": "M", "id": "i1", "answer": "B"},       # both right
+            {"set": "s1", "model": "M", "id": "i2", "answer": "NONE"},    # DISC: false credit of the gold
+            {"set": "s1", "model": "M", "id": "i3", "answer": "AC"},      # plugin: missed the gold
+            {"set": "s2", "model": "M", "id": "i4", "answer": "AB"},      # DISC: wrong letters, no score change
+            {"set": "s2", "model": "M", "id": "i5", "answer": "NONE"},    # plugin: false credit of the gold
+            {"set": "s2", "model": "M", "id": "i6", "answer": "C"},       # plugin: wrong, credited the gold
+            {"set": "s2", "model": "X", "id": "i6", "answer": "C"}]       # a model not in the corpus
+    scores, problems = graded.score_graded_items(_hand_corpus(), rows, read)
+    assert problems == ["s2 X i6: not in the corpus"]
+
+    def counts(key, reader):
+        s = scores[key][reader]
+        return s.n, s.right, s.false_credit, s.missed, s.wrong_letters, s.credit_differs
+
+    assert counts(("all", "single"), "plugin") == (3, 2, 0, 0, 1, 1)      # i1 i2 right; i6 wrong, changed
+    assert counts(("all", "single"), "DISC") == (3, 2, 1, 0, 0, 1)        # i1 i6 right; i2 false credit
+    assert counts(("all", "multi"), "plugin") == (3, 1, 1, 1, 0, 2)       # i4 right; i5 false, i3 missed
+    assert counts(("all", "multi"), "DISC") == (3, 2, 0, 0, 1, 0)         # i3 i5 right; i4 wrong
+    assert counts(("s1", "multi"), "plugin") == (1, 0, 0, 1, 0, 1)
+    assert counts(("s2", "single"), "DISC") == (1, 1, 0, 0, 0, 0)
+    assert set(scores) == {("s1", "single"), ("s1", "multi"), ("s2", "single"), ("s2", "multi"),
+                           ("all", "single"), ("all", "multi")}
+
+
+def _tiny_disc(root: Path) -> None:
+    """A 4-item disc-like corpus: one model, two 多选 and two 单选 items."""
+    docs = {"mcq_mult_x": [("m1", "AD", "A.丁某构成盗窃罪\nD.崔某构成非法持有枪支罪"), ("m2", "BC", "答案是B")],
+            "mcq_sing_x": [("s1", "C", "我认为这道题没有正确的选项可以选择"), ("s2", "A", "A")]}
+    outputs = []
+    for task, rows in docs.items():
+        (root / "data" / task).mkdir(parents=True)
+        with (root / "data" / task / "test.jsonl").open("w", encoding="utf-8") as handle:
+            for item_id, gold, output in rows:
+                options = {"A": "丁某构成盗窃罪", "B": "乙", "C": "丙", "D": "崔某构成非法持有枪支罪"}
+                handle.write(json.dumps({"id": item_id, "task": task, "question": "下列说法正确的是？",
+                                         "options": options, "answer": gold, "gold_letters": list(gold),
+                                         "multi": len(gold) > 1}, ensure_ascii=False) + "\n")
+                outputs.append({"id": item_id, "output": output})
+    (root / "predictions").mkdir()
+    with gzip.open(root / "predictions" / "M.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in outputs)
+
+
+def test_audit_of_a_tiny_corpus_skips_absent_ones_and_caches(tmp_path, capsys):
+    _tiny_disc(tmp_path / "realout" / "disc")
+    argv = ["--realout", str(tmp_path / "realout"), "--corpora", "disc", "lexeval", "--cache", str(tmp_path / "c")]
+    assert audit.main(argv) == 0
+    first = capsys.readouterr()
+    assert "lexeval skipped: corpus folder" in first.err and len(first.err.strip().splitlines()) == 1
+    # DISC's rule by hand: m1 AD right, m2 B wrong; s1 nothing, s2 A right
+    assert re.search(r"\| M \| 2 \| 多选 \| \d\.\d{3} \| 0\.500 \|$", first.out, re.M)
+    assert re.search(r"\| M \| 2 \| 单选 \| \d\.\d{3} \| 0\.500 \|$", first.out, re.M)
+    assert "0 of 1 models' readings from the cache" in first.out
+    assert audit.main(argv) == 0
+    second = capsys.readouterr().out
+    assert "1 of 1 models' readings from the cache" in second
+    strip = lambda text: re.sub(r"Audit of .*", "", text)                       # noqa: E731 (timings differ)
+    assert strip(second) == strip(first.out)
+
+
+def test_audit_without_any_corpus_says_so(tmp_path, capsys):
+    assert audit.main(["--realout", str(tmp_path), "--cache", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert "disc skipped" in err and "no corpus found" in err
+
+
+# --------------------------------------------------------------------------- the real audit
+
+@pytest.fixture(scope="module")
+def audit_run(tmp_path_factory):
+    """The whole real audit, once (its cache in a temporary folder): ``(report, cache folder)``."""
+    if not REALOUT.is_dir():
+        pytest.skip(f"real-output corpora {REALOUT} not present")
+    cache = tmp_path_factory.mktemp("audit_cache")
+    out = tmp_path_factory.mktemp("audit_out")
+    assert audit.main(["--realout", str(REALOUT), "--cache", str(cache), "--out", str(out)]) == 0
+    return (out / "audit.md").read_text(encoding="utf-8"), cache
+
+
+def _scores(name: str, cache: Path):
+    corpus = corpora.load_real_corpus(name, REALOUT / name)
+    read, hits = corpora.readings(corpus, cache)
+    assert hits == len(read)                                  # the audit's run left every model in the cache
+    scores, problems = graded.score_graded_items(corpus, audit.load_graded(ROOT / graded.GRADED_FILES[name]), read)
+    assert problems == []
+    return corpus, read, scores
+
+
+def _check_floors(name: str, scores) -> None:
+    for (corpus, set_name, split), (accuracy, false_credit) in PLUGIN_FLOORS.items():
+        if corpus == name:
+            assert scores[(set_name, split)]["plugin"].accuracy >= accuracy, (set_name, split)
+            assert scores[(set_name, split)]["plugin"].false_credit <= false_credit, (set_name, split)
+
+
+def _counts(score) -> tuple[int, int, int, int, int, int]:
+    return score.n, score.right, score.false_credit, score.missed, score.wrong_letters, score.credit_differs
+
+
+@pytest.mark.e2e
+@needs("disc")
+def test_disc_audit(audit_run):
+    report, cache = audit_run
+    corpus, read, scores = _scores("disc", cache)
+    assert "## disc: plugin vs peer, 6 models" in report and "### disc: reading against the graded set" in report
+    assert scores[("all", "multi")]["plugin"].n == 1125 and scores[("all", "single")]["plugin"].n == 375
+    assert "| all | multi | 1125 | DISC | 0.7467 | 198 | 47 | 40 | 50 (4.4%) |" in report
+    assert _counts(scores[("all", "single")]["DISC"]) == (375, 343, 12, 18, 2, 5)
+    # DISC's rule as re-expressed gives, model by model and task by task, the item counts of DISC's own
+    # code re-run on these files (disc_peer_recomputed.csv; its published figures differ in 16 of 60)
+    import csv
+
+    with (REALOUT / "disc" / "disc_peer_recomputed.csv").open(encoding="utf-8") as handle:
+        recomputed = {(r["model"], r["task"]): round(float(r["recomputed_pct"]) * int(r["n_items"]) / 100)
+                      for r in csv.DictReader(handle)}
+    counted: dict[tuple[str, str], int] = {}
+    for model, readings_of in read.items():
+        for item_id, reading in readings_of.items():
+            key = (model, corpus.items[item_id]["task"])
+            counted[key] = counted.get(key, 0) + corpora.DISC.credited(reading[corpora.PEERS_AT], corpus.items[item_id])
+    assert len(counted) == 60 and counted == recomputed
+    rows = {(row["model"], row["group"]): row for row in corpora.model_table(corpus, read)}
+    assert len(rows) == 12
+    # every plugin figure more than 0.05 from DISC's rule or the published one is explained
+    for row in rows.values():
+        if max(abs(row["plugin"] - row["DISC"]), abs(row["plugin"] - row["published"])) > audit.EXPLAIN_ABOVE:
+            assert f"- {row['model']} {'多选' if row['group'] == 'multi' else '单选'}: plugin" in report
+    _check_floors("disc", scores)
+
+
+@pytest.mark.e2e
+@needs("lexeval")
+def test_lexeval_audit(audit_run):
+    report, cache = audit_run
+    corpus, read, scores = _scores("lexeval", cache)
+    assert "## lexeval: plugin vs peer, 26 models" in report
+    assert scores[("all", "multi")]["plugin"].n == 900 and scores[("all", "single")]["plugin"].n == 600
+    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (900, 805, 70, 7, 18, 12)
+    assert _counts(scores[("all", "single")]["LexEval exact"]) == (600, 536, 54, 4, 6, 8)
+    # LexEval's accuracy rule as re-expressed equals the corpus's own run of LexEval's code, model by model
+    import csv
+
+    computed: dict[str, float] = {}
+    with (REALOUT / "lexeval" / "lexeval_peer_computed.csv").open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            computed[row["model"]] = computed.get(row["model"], 0) + float(row["peer_accuracy"]) * int(row["n_items"])
+    for model, readings_of in read.items():
+        right = sum(corpora.LEXEVAL_EXACT.credited(r[corpora.PEERS_AT], corpus.items[i]) for i, r in readings_of.items())
+        assert right == round(computed[model]), model
+    _check_floors("lexeval", scores)
+
+
+@pytest.mark.e2e
+@needs("lawbench_tasks")
+def test_lawbench_tasks_audit(audit_run):
+    report, cache = audit_run
+    corpus, read, scores = _scores("lawbench_tasks", cache)
+    assert "## lawbench_tasks: plugin vs peer, 34 models" in report and "2-6 not read" in report
+    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 600
+    # LawBench's rule on argument1, counted here from the raw outputs: right when the set of A–E
+    # letters occurring equals the graded letters
+    outputs: dict[str, dict[str, str]] = {}
+    right = 0
+    for row in audit.load_graded(ROOT / graded.GRADED_FILES["lawbench_tasks"]):
+        if row["set"] != "argument1":
+            continue
+        if row["model"] not in outputs:
+            with gzip.open(REALOUT / "lawbench_tasks" / "predictions" / f"{row['model']}.jsonl.gz", "rt") as handle:
+                outputs[row["model"]] = {r["id"]: r["output"] for r in map(json.loads, handle)}
+        right += ("".join(sorted(set(outputs[row["model"]][row["id"]]) & set("ABCDE"))) or "NONE") == row["answer"]
+    assert scores[("argument1", "single")]["LawBench"].right == right == 170
+    assert _counts(scores[("all", "label")]["LawBench"]) == (600, 473, 96, 1, 30, 21)
+    # LawBench's rules as re-expressed give LawBench's published 2-2, 2-4 and 2-8 for every model
+    for row in corpora.model_table(corpus, read):
+        if row["group"] != "2-5":
+            assert row["LawBench"] == pytest.approx(row["published"], abs=6e-4), (row["model"], row["group"])
+    _check_floors("lawbench_tasks", scores)
+
+
+@pytest.mark.e2e
+@needs("lawbench")
+def test_lawbench_section_and_the_timing_line(audit_run):
+    report, _ = audit_run
+    assert report.startswith("# lawbench\n\n## Reading against the human-graded set")
+    assert "| all | 6810 | lawbench |" in report and "## acc_single and rougeL_word, 34 models" in report
+    present = sum((REALOUT / name).is_dir() for name in audit.CORPORA)
+    assert re.search(rf"^Audit of {present} corpora in \d+\.\d s \(reader version \S+;", report, re.M)
+
+
+def test_graded_files_are_well_formed():
+    for name, expected in (("disc", 1500), ("lexeval", 1500), ("lawbench_tasks", 1200)):
+        rows = audit.load_graded(ROOT / graded.GRADED_FILES[name])
+        assert len(rows) == expected and len({(r["model"], r["id"]) for r in rows}) == expected
+        for row in rows:
+            assert {"set", "model", "id", "answer", "settled"} <= set(row) <= {"set", "model", "id", "answer",
+                                                                                "settled", "multi"}
+            if "multi" in row or row["id"].startswith("2-8"):
+                assert row["answer"] == "NONE" or re.fullmatch(r"A?B?C?D?E?", row["answer"]) and row["answer"]
+    sets = {r["set"] for r in audit.load_graded(ROOT / graded.GRADED_FILES["lawbench_tasks"])}
+    assert sets == {"argument1", "argument2", "labels1", "labels2"}
