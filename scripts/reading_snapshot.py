@@ -86,12 +86,10 @@ def _digest(text) -> str:
 
 
 def _stem(text: str) -> str:
-    """A lexeval input up to its first option line (the question the options follow)."""
-    for marker in ("\nA:", "\nA：", "\nA.", "\nA．", "\nA、"):
-        at = text.find(marker)
-        if at >= 0:
-            return text[:at]
-    return text
+    """A lexeval input up to its first option line (:func:`cpsd_tasks.audit.corpora.lexeval_stem`)."""
+    from cpsd_tasks.audit.corpora import lexeval_stem
+
+    return lexeval_stem(text)
 
 
 def _items(corpus: str) -> dict[str, dict]:

@@ -89,7 +89,7 @@ def _jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def _stem(text: str) -> str:
+def lexeval_stem(text: str) -> str:
     """A lexeval input up to its first option line (the question its options follow)."""
     for marker in ("\nA:", "\nA：", "\nA.", "\nA．", "\nA、"):
         at = text.find(marker)
@@ -105,7 +105,7 @@ def _item(corpus: str, task: str, doc: dict) -> Optional[dict]:
         letters = doc.get("gold_letters") or set(doc["answer"].upper()) & set(doc["options"])
         gold = "".join(sorted(letters))
         multi = bool(doc.get("multi", len(gold) > 1))
-        question = doc["question"] if corpus == "disc" else _stem(doc["input"])
+        question = doc["question"] if corpus == "disc" else lexeval_stem(doc["input"])
         return {"kind": "choice", "group": "multi" if multi else "single", "multi": multi, "gold": gold,
                 "answer": doc["answer"], "options": doc["options"], "question": question}
     if task in CHOICE_TASKS:
