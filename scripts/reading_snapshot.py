@@ -30,7 +30,6 @@ Nothing here calls a model. The corpora are never copied: only digests are writt
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import multiprocessing
@@ -74,9 +73,10 @@ def _readers():
 
 
 def _jsonl(path: Path) -> list[dict]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    """:func:`cpsd_tasks.audit.lawbench.jsonl_records` (a ``.gz`` file or a plain one)."""
+    from cpsd_tasks.audit.lawbench import jsonl_records
+
+    return jsonl_records(path)
 
 
 def _digest(text) -> str:

@@ -18,8 +18,6 @@ LawBench's ten.
 from __future__ import annotations
 
 import csv
-import gzip
-import json
 import os
 import re
 from collections import Counter
@@ -28,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from cpsd_tasks.audit import cache, peers
+from cpsd_tasks.audit.lawbench import jsonl_records
 
 CORPORA = ("lawbench", "disc", "lexeval", "lawbench_tasks")
 #: lawbench_tasks tasks read, by kind.
@@ -81,12 +80,6 @@ def peers_of(corpus: str, item: dict) -> tuple[Peer, ...]:
     if item["kind"] == "span":
         return ()
     return PEERS[corpus]
-
-
-def _jsonl(path: Path) -> list[dict]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def lexeval_stem(text: str) -> str:
@@ -153,7 +146,7 @@ def load_real_corpus(name: str, root: Path) -> RealCorpus:
         if name == "lawbench_tasks" and task not in (*LABEL_TASKS, *CHOICE_TASKS, *SPAN_TASKS):
             continue
         digests.append(cache.file_digest(data))
-        for doc in _jsonl(data):
+        for doc in jsonl_records(data):
             item = _item(name, task, doc)
             if item is not None:
                 item["task"] = task
@@ -240,7 +233,7 @@ def read_model(job: tuple[str, str]) -> dict[str, list]:
     the tables give each model's item count); lines of items the corpus does not read are left out."""
     name, path = job
     items = _WORKER[name].items
-    outputs = {row["id"]: row["output"] for row in _jsonl(Path(path))}
+    outputs = {row["id"]: row["output"] for row in jsonl_records(Path(path))}
     return {item_id: read_item(name, item, outputs[item_id]) for item_id, item in items.items() if item_id in outputs}
 
 

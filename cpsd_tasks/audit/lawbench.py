@@ -63,7 +63,13 @@ class Corpus:
     published: dict[tuple[str, str], float] = field(default_factory=dict)
 
 
-def _jsonl(path: Path) -> list[dict]:
+def jsonl_records(path: Path) -> list[dict]:
+    """Every record of a JSON-lines file, gzip-compressed when its name ends in ``.gz`` (the realout
+    corpora's layout); blank lines skipped.
+
+    Raises:
+        FileNotFoundError: no such file. json.JSONDecodeError: a line that is not JSON.
+    """
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
@@ -84,14 +90,14 @@ def load_corpus(root: Path, models: Optional[Iterable[str]] = None) -> Corpus:
     """
     if not root.is_dir():
         raise FileNotFoundError(f"real-output corpus not found at {root} (see its README)")
-    questions = {d["id"]: d for d in _jsonl(root / "data" / "police_exam" / "test.jsonl")}
-    summaries = {d["id"]: d for d in _jsonl(root / "data" / "case_summary" / "test.jsonl")}
+    questions = {d["id"]: d for d in jsonl_records(root / "data" / "police_exam" / "test.jsonl")}
+    summaries = {d["id"]: d for d in jsonl_records(root / "data" / "case_summary" / "test.jsonl")}
     wanted = set(models) if models else None
     outputs: dict[str, dict[str, str]] = {}
     for path in sorted((root / "predictions").glob("*.jsonl.gz")):
         model = path.name[: -len(".jsonl.gz")]
         if wanted is None or model in wanted:
-            outputs[model] = {row["id"]: row["output"] for row in _jsonl(path)}
+            outputs[model] = {row["id"]: row["output"] for row in jsonl_records(path)}
     published: dict[tuple[str, str], float] = {}
     table = root / "lawbench_published.csv"
     if table.is_file():
@@ -157,7 +163,7 @@ class ReadingScore:
 
 def load_graded(path: Path) -> list[dict]:
     """The graded items (``set``, ``model``, ``id``, ``answer``), in file order."""
-    return _jsonl(path)
+    return jsonl_records(path)
 
 
 def score_graded(corpus: Corpus, graded: Sequence[dict]) -> dict[str, dict[str, ReadingScore]]:
