@@ -33,6 +33,7 @@ Linear in the output's length for a fixed number of options.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -137,15 +138,23 @@ def _reverses(said: str, target: str) -> bool:
     return fuzz.ratio(_NEGATION.sub("", said), _NEGATION.sub("", target)) >= 90
 
 
+@functools.lru_cache(maxsize=256)
+def _content_turns(output: Optional[str]) -> tuple[tuple[int, str], ...]:
+    """``(index, text)`` of each turn of ``output`` with content — computed once per output for all the
+    output rules and :func:`answer_turn` (a pure function of the string)."""
+    return tuple((index, piece) for index, piece in enumerate(turns(answer_text(output))) if piece.strip(_EDGE))
+
+
 def _single_turn(output: Optional[str]) -> str:
     """The model's turn when it is the only one with content, else ``""`` (the turn rules read turns)."""
-    pieces = [piece for piece in turns(answer_text(output)) if piece.strip(_EDGE)]
-    return pieces[0] if len(pieces) == 1 else ""
+    pieces = _content_turns(output)
+    return pieces[0][1] if len(pieces) == 1 else ""
 
 
 def answer_turn(output: Optional[str]) -> int:
     """The index of the output's turn with content (the one these rules read), 0 when there is none."""
-    return next((index for index, piece in enumerate(turns(answer_text(output))) if piece.strip(_EDGE)), 0)
+    pieces = _content_turns(output)
+    return pieces[0][0] if pieces else 0
 
 
 def _starts_item(body: str, start: int, letter: str, previous: Optional[str], first_text: int) -> bool:
