@@ -481,3 +481,13 @@ def test_span_denial_and_ie_own_turn():
     assert parsed.items == (("人名", "张三"),)
     parsed = ie.judge(doc, "人名：张三\n### Human: 下一段\n人名：李四").parsed
     assert parsed.items == (("人名", "张三"),)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SLOW_ONCE))
+def test_the_several_answer_reading_stays_linear(name):
+    """The output rules that run only for several answers (``multi=True``: letter groups, all judged right,
+    options named by their texts, a letter above a copy) on the inputs that were quadratic once."""
+    from growth import BOUND, growth_ratio
+
+    assert growth_ratio(lambda text: read_choices(text, FOUR, "下列哪些说法正确？", multi=True), SLOW_ONCE[name], 5000) < BOUND

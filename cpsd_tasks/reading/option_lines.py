@@ -41,7 +41,7 @@ from typing import Optional
 from rapidfuzz import fuzz
 
 from cpsd_tasks.reading.normalize import normalize
-from cpsd_tasks.reading.prepare import answer_text, fold_traditional
+from cpsd_tasks.reading.prepare import FENCE_LINE, HTML_TAG, answer_text, fold_traditional
 from cpsd_tasks.reading.question import Context
 from cpsd_tasks.reading.rule_kit import NoAnswer
 from cpsd_tasks.reading.turns import turns
@@ -142,7 +142,8 @@ def _reverses(said: str, target: str) -> bool:
 def _content_turns(output: Optional[str]) -> tuple[tuple[int, str], ...]:
     """``(index, text)`` of each turn of ``output`` with content — computed once per output for all the
     output rules and :func:`answer_turn` (a pure function of the string)."""
-    return tuple((index, piece) for index, piece in enumerate(turns(answer_text(output))) if piece.strip(_EDGE))
+    text = FENCE_LINE.sub("", HTML_TAG.sub("", answer_text(output)))   # (as the turn rules prepare an output)
+    return tuple((index, piece) for index, piece in enumerate(turns(text)) if piece.strip(_EDGE))
 
 
 def _single_turn(output: Optional[str]) -> str:
