@@ -1,4 +1,4 @@
-"""IE harness hooks: the functions the task YAMLs and :mod:`cpsd_tasks.specs` name (SPEC §4.2).
+"""IE harness hooks: the functions the task YAMLs and :mod:`cpsd_tasks.specs` name (docs/metrics.md).
 
 ``process_docs`` (checks α and τ before any request), ``doc_to_target``, ``process_results`` and
 the aggregations ``agg_f1_pooled`` (``f1_micro``) and ``agg_f1_type`` (``f1_<type>``), plus
