@@ -4,7 +4,7 @@
 ``agg_bertscore_config`` are named in ``cpsd_tasks/yaml/_tg_template_yaml`` as
 ``!function cpsd_tasks.generation.<name>``; the six text metrics, ``empty_rate`` and
 ``truncated_rate`` use the harness's ``mean``. The harness writes each hook's source into the
-results JSON (``configs``), so their text (docstrings included) is kept as it was.
+results JSON (``configs``): a change of their text (docstrings included) changes that file.
 
 * ``score`` — equals ``bertscore_f1`` (the paper's TG metric); NaN when BERTScore is
   missing, never a stand-in metric and never 0;
@@ -35,7 +35,7 @@ METRICS: tuple[str, ...] = ("bertscore_f1", *TEXT_METRICS, "score", "empty_rate"
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> dict[str, Any]:
-    """lm-eval ``process_results`` for the three generation tasks (SPEC §4.5).
+    """lm-eval ``process_results`` for the three generation tasks (docs/metrics.md#text-generation).
 
     Args:
         doc: a doc from :func:`cpsd_tasks.data.harness_dataset` (needs ``task`` and ``reference``).

@@ -190,7 +190,7 @@ def plot_error_types(judgements: Sequence[SampleJudgement], rows: Sequence[Row],
         ax.set_title(_task_title(task), fontsize=10)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=len(ERROR_CLASSES), bbox_to_anchor=(0.5, 1.02))
-    fig.suptitle(text("错误类型分布（SPEC §4.6）", "Error types per model (SPEC §4.6)"), y=1.06)
+    fig.suptitle(text("错误类型分布", "Error types per model"), y=1.06)
     return _finish(fig, rows, out_dir, stem)
 
 
