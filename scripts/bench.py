@@ -56,7 +56,7 @@ Parts (``--parts``, comma-separated; default all):
   time (the process and its children), median over the runs; the same for the floor.
 * ``adversarial`` — the absolute time budgets for adversarial model outputs at full size
   (100,000-character IE outputs, long letter lists, unclosed ``<think>`` tags, a 5,000-character
-  text pair), from ``scripts/adversarial.py``. The tests only prove linear growth (time at n
+  text pair), from ``benchmarks/adversarial.py``. The tests only prove linear growth (time at n
   against 4n, ``tests/growth.py``), which a busy machine cannot break; the seconds are measured here.
 
 Every CLI run goes to 127.0.0.1 only; nothing is downloaded. The machine's load from other
@@ -80,7 +80,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # fault_server: the loopback endpoint the tests use too
+sys.path.insert(0, str(ROOT))  # benchmarks: the loopback endpoint (the tests use it too), the budgets
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -489,7 +489,7 @@ def run_eval(ctx: dict[str, Any], tasks: str, server, concurrency: int, extra: t
 
 def part_overhead(ctx: dict[str, Any]) -> dict[str, Any]:
     """Part ``overhead``: one full CLI run on an instant endpoint, wall time split into phases."""
-    from fault_server import FaultServer
+    from benchmarks.fault_server import FaultServer
 
     with FaultServer() as server:
         res = run_eval(ctx, ctx["tasks_arg"], server, concurrency=ctx["args"].overhead_concurrency)
@@ -503,7 +503,7 @@ def part_overhead(ctx: dict[str, Any]) -> dict[str, Any]:
 
 def part_latency(ctx: dict[str, Any]) -> dict[str, Any]:
     """Part ``latency``: ``cpsd_clf`` on a 50 ms endpoint at concurrency 1, 8, 16 against the bound."""
-    from fault_server import FaultServer
+    from benchmarks.fault_server import FaultServer
 
     limit = ctx["args"].latency_requests // 4
     rows = []
@@ -595,7 +595,7 @@ def part_startup(ctx: dict[str, Any]) -> dict[str, Any]:
     """Part ``startup`` (module docstring): interleaved before/after pairs, medians and ratios."""
     import statistics
 
-    from fault_server import FaultServer
+    from benchmarks.fault_server import FaultServer
 
     pairs = max(1, ctx["args"].startup_pairs)
     runs: list[dict[str, Any]] = []
@@ -618,7 +618,7 @@ def part_startup(ctx: dict[str, Any]) -> dict[str, Any]:
 
 def part_adversarial(ctx: dict[str, Any]) -> dict[str, Any]:
     """Part ``adversarial`` (module docstring): best of 3 per case against its budget."""
-    import adversarial
+    from benchmarks import adversarial
 
     return {"rows": adversarial.run(repeats=3)}
 
@@ -740,7 +740,7 @@ def part_floor(ctx: dict[str, Any]) -> dict[str, Any]:
     """Part ``floor`` (module docstring): interleaved cpsd/floor pairs, medians, ratios, phases."""
     import statistics
 
-    from fault_server import FaultServer
+    from benchmarks.fault_server import FaultServer
 
     floor_dir, n_docs = build_floor(ctx)
     pairs = max(1, ctx["args"].floor_pairs)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python
-"""Absolute time budgets for adversarial model outputs (part ``adversarial`` of scripts/bench.py).
+"""Absolute time budgets for adversarial model outputs (part ``adversarial`` of the bench).
 
 The tests prove that reading these outputs takes linear time by comparing growth (time at n
 against 4n, tests/growth.py), which a busy machine cannot break. The seconds a user actually
 waits are measured here instead, on the full-size inputs the tests were once timed on:
 
-    python scripts/adversarial.py            # prints a table; exit 1 when a budget is missed
+    python -m benchmarks.adversarial         # prints a table; exit 1 when a budget is missed
 
 Each case is timed as the best of ``--repeats`` runs (default 3) after one warm-up call of a small
 input (imports, compiled patterns, jieba's dictionary), in a forked child process that is stopped
