@@ -7,6 +7,8 @@ the installed wheel)::
     python -m benchmarks --parts startup          # start-up of a cpsd_* run, before/after, ~1-2 min
     python -m benchmarks --parts scoring,floor    # full run against the harness floor, ~4 min
     python -m benchmarks --bertscore tiny         # a tiny random BERT only (fast)
+    python -m benchmarks --markdown               # the figures of docs/performance.md, as Markdown
+    python -m benchmarks --from-json bench_results.json --markdown   # render a saved run again
 
 One module per part (:data:`PARTS`, measured in that order); each has ``measure(ctx) -> dict`` (the
 part's figures, JSON-ready) and ``rows(figures) -> list[Row]`` (its lines of the table). What a part

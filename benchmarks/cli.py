@@ -1,9 +1,10 @@
 """Command line of the bench (``python -m benchmarks``): measures the chosen parts in one session,
-prints the table and writes the JSON."""
+prints the table (or the Markdown block of docs/performance.md) and writes the JSON."""
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib
 import json
 import os
@@ -17,10 +18,16 @@ from typing import Any, Optional
 import benchmarks
 from benchmarks import PARTS
 from benchmarks.context import Context
-from benchmarks.report import table
+from benchmarks.report import markdown, replace_block, table
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = ROOT.parent / "shared" / "data"
+#: The options that change what is measured (the others only choose what is printed or written),
+#: as recorded in the JSON's ``command`` when they differ from their defaults.
+MEASURING = ("parts", "data_dir", "bertscore", "bertscore_model", "bertscore_layers", "latency_requests",
+             "overhead_concurrency", "startup_pairs", "floor_pairs")
+
+
 def part_summaries() -> str:
     """One line per part: its name and the first line of its module's docstring (for ``--help``)."""
     lines = []
@@ -53,7 +60,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="interleaved before/after pairs of the startup part (default 3, ~1-2 min)")
     parser.add_argument("--floor-pairs", type=int, default=3,
                         help="interleaved cpsd/floor pairs of the floor part (default 3, ~3-4 min)")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the block of figures docs/performance.md shows instead of the table")
+    parser.add_argument("--into", type=Path, metavar="FILE",
+                        help="also write that block into FILE, replacing its <!-- benchmarks:begin/end --> block")
+    parser.add_argument("--from-json", type=Path, metavar="JSON",
+                        help="measure nothing: print the figures of a saved run (its --json file)")
     return parser
+
+
+def command_line(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+    """``python -m benchmarks`` with the :data:`MEASURING` options that differ from their defaults."""
+    words = ["python -m benchmarks"]
+    for dest in MEASURING:
+        value = getattr(args, dest)
+        if value != parser.get_default(dest):
+            words.append(f"--{dest.replace('_', '-')} {value}")
+    return " ".join(words)
 
 
 def context(args: argparse.Namespace, work: Path, data_dir: Optional[Path]) -> Context:
@@ -73,12 +96,17 @@ def context(args: argparse.Namespace, work: Path, data_dir: Optional[Path]) -> C
 
 
 def machine() -> dict[str, Any]:
-    """Where the figures are measured: Python, cores, platform and the load at the start."""
-    return {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+    """Where the figures are measured: versions, cores, platform, the day and the load at the start."""
+    from importlib.metadata import version
+
+    import cpsd_tasks
+
+    return {"python": platform.python_version(), "lm_eval": version("lm_eval"), "cpsd_tasks": cpsd_tasks.__version__,
+            "cpus": os.cpu_count(), "platform": platform.platform(), "date": datetime.date.today().isoformat(),
             "loadavg_start": os.getloadavg()}
 
 
-def measure(args: argparse.Namespace, parts: list[str]) -> dict[str, Any]:
+def measure(args: argparse.Namespace, parts: list[str], command: str) -> dict[str, Any]:
     """Run the chosen ``parts`` (in :data:`~benchmarks.PARTS` order) in one session; their figures."""
     import logging
 
@@ -90,7 +118,7 @@ def measure(args: argparse.Namespace, parts: list[str]) -> dict[str, Any]:
         os.environ["HF_HOME"] = str(work / "hf_home")
         data_dir = Path(args.data_dir) if args.data_dir and Path(args.data_dir).is_dir() else None
         ctx = context(args, work, data_dir)
-        results: dict[str, Any] = {"machine": machine(),
+        results: dict[str, Any] = {"command": command, "machine": machine(),
                                    "data_dir": str(data_dir) if data_dir else None, "sources": dict(ctx.sources)}
         for part in PARTS:  # fixed order: scoring first, so its RSS is measured before BERTScore
             if part in parts:
@@ -112,9 +140,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     unknown = set(parts) - set(PARTS)
     if unknown:
         parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
-    results = measure(args, parts)
-    print(table(results))
-    Path(args.json).write_text(json.dumps(results, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
-    print(f"\nJSON: {Path(args.json).resolve()}  (load average {results['machine']['loadavg_start'][0]:.1f} → "
-          f"{results['machine']['loadavg_end'][0]:.1f} on {os.cpu_count()} cores)")
+    if args.from_json:
+        results = json.loads(args.from_json.read_text(encoding="utf-8"))
+    else:
+        results = measure(args, parts, command_line(args, parser))
+    print(markdown(results) if args.markdown or args.into else table(results))
+    if args.into:
+        args.into.write_text(replace_block(args.into.read_text(encoding="utf-8"), markdown(results)), encoding="utf-8")
+        print(f"\nwritten into {args.into}")
+    if not args.from_json:
+        Path(args.json).write_text(json.dumps(results, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+        machine_ = results["machine"]
+        print(f"\nJSON: {Path(args.json).resolve()}  (load average {machine_['loadavg_start'][0]:.1f} → "
+              f"{machine_['loadavg_end'][0]:.1f} on {os.cpu_count()} cores)")
     return 0

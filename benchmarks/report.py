@@ -1,4 +1,5 @@
-"""The bench's table: each part's rows (``rows`` of its module), formatted as Markdown."""
+"""The bench's table: each part's rows (``rows`` of its module), formatted as Markdown; and the
+block of figures docs/performance.md shows (:func:`markdown`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from benchmarks import PARTS
 GIB = 1024 ** 3
 MIB = 2 ** 20
 HEADER = ("measure", "value", "target", "status")
+#: The lines around the generated block in a Markdown file (:func:`replace_block`).
+BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
 
 
 class Row(NamedTuple):
@@ -48,3 +51,38 @@ def table(results: dict[str, Any]) -> str:
              "|" + "|".join("-" * (w + 2) for w in width) + "|"]
     lines += ["| " + " | ".join(c.ljust(width[i]) for i, c in enumerate(cell)) + " |" for cell in cells[1:]]
     return "\n".join(lines)
+
+
+def provenance(results: dict[str, Any]) -> str:
+    """One sentence saying which command measured ``results``, where and under what load."""
+    machine = results.get("machine", {})
+    start, end = (machine.get(k, [float("nan")])[0] for k in ("loadavg_start", "loadavg_end"))
+    sources = results.get("sources") or {}
+    demo = sorted(t for t, s in sources.items() if s == "demo")
+    data = ("stand-in data" + (f" (demo data for {', '.join(demo)})" if demo else "")) if results.get("data_dir") \
+        else "demo data"
+    command = (results.get("command") or "python -m benchmarks").replace("python -m benchmarks",
+                                                                        "python -m benchmarks --markdown", 1)
+    versions = ", ".join(f"{name} {machine[key]}" for name, key in
+                         (("Python", "python"), ("lm-eval", "lm_eval"), ("cpsd_tasks", "cpsd_tasks"))
+                         if machine.get(key))
+    when = f" on {machine['date']}" if machine.get("date") else ""
+    return (f"Measured by `{command}`{when}: {machine.get('cpus', '?')} cores, load average {start:.1f} → "
+            f"{end:.1f}, {versions}; {data}; every endpoint a loopback server.")
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The generated block of docs/performance.md: :data:`BEGIN`, :func:`provenance`, the table, :data:`END`."""
+    return "\n".join([BEGIN, "", provenance(results), "", table(results), "", END])
+
+
+def replace_block(text: str, block: str) -> str:
+    """``text`` with its one :data:`BEGIN` … :data:`END` block replaced by ``block``.
+
+    Raises:
+        ValueError: ``text`` holds no such block, or more than one.
+    """
+    if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
+        raise ValueError(f"expected exactly one {BEGIN} … {END} block")
+    head, rest = text.split(BEGIN)
+    return head + block + rest.split(END, 1)[1]

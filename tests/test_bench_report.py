@@ -1,19 +1,27 @@
-"""The bench's context and table (benchmarks.context, benchmarks.report): hand-built figures, no
-measurement, no process."""
+"""The bench's context, table and Markdown block (benchmarks.context, benchmarks.report,
+benchmarks.cli): hand-built figures, no measurement, no process."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
 import pytest
 
-from benchmarks import PARTS, report
+from benchmarks import PARTS, cli, report
 from benchmarks.context import Context
+
+ROOT = Path(__file__).resolve().parent.parent
 
 LATENCY = {"rows": [{"num_concurrent": 8, "requests": 480, "bound_seconds": 3.0, "request_phase_seconds": 3.3,
                      "ratio": 1.1},
                     {"num_concurrent": 16, "requests": 480, "bound_seconds": 1.5, "request_phase_seconds": 1.56,
                      "ratio": 1.04}]}
+RESULTS = {"command": "python -m benchmarks --parts latency",
+           "machine": {"python": "3.11.2", "lm_eval": "0.4.13", "cpsd_tasks": "0.1.0", "cpus": 2, "date": "2025-01-02",
+                       "loadavg_start": [1.3, 1.0, 0.9], "loadavg_end": [2.0, 1.5, 1.0]},
+           "data_dir": "/data", "sources": {"fraud_ner": "demo", "rumor": "stand-in"}, "latency": LATENCY}
 
 
 def test_context_is_frozen_and_gives_the_run_metadata(tmp_path):
@@ -53,3 +61,41 @@ def test_table_is_padded_markdown_in_parts_order():
     assert measures[-1] == "latency 50 ms, c=16, 480 requests"
     assert "| 636 MiB " in lines[7] and lines[7].rstrip(" |").endswith("ok")
     assert PARTS.index("overhead") < PARTS.index("latency")
+
+
+def test_markdown_block_names_its_command_machine_and_data():
+    block = report.markdown(RESULTS).splitlines()
+    assert block[0] == report.BEGIN and block[-1] == report.END
+    assert block[2] == ("Measured by `python -m benchmarks --markdown --parts latency` on 2025-01-02: 2 cores, "
+                        "load average 1.3 → 2.0, Python 3.11.2, lm-eval 0.4.13, cpsd_tasks 0.1.0; stand-in data "
+                        "(demo data for fraud_ner); every endpoint a loopback server.")
+    assert block[4:-2] == report.table(RESULTS).splitlines()
+
+
+def test_replace_block_needs_exactly_one_block():
+    text = f"intro\n{report.BEGIN}\nold figures\n{report.END}\nafter\n"
+    assert report.replace_block(text, "NEW") == "intro\nNEW\nafter\n"
+    with pytest.raises(ValueError):
+        report.replace_block("no block here", "NEW")
+    with pytest.raises(ValueError):
+        report.replace_block(text + text, "NEW")
+
+
+def test_command_line_names_only_the_measuring_options_changed():
+    parser = cli.build_parser()
+    printing_only = parser.parse_args(["--markdown", "--json", "/tmp/x.json"])
+    assert cli.command_line(printing_only, parser) == "python -m benchmarks"
+    args = parser.parse_args(["--parts", "floor", "--floor-pairs", "5", "--into", "doc.md"])
+    assert cli.command_line(args, parser) == "python -m benchmarks --parts floor --floor-pairs 5"
+
+
+def test_from_json_renders_a_saved_run_into_a_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    saved = tmp_path / "run.json"
+    saved.write_text(json.dumps(RESULTS), encoding="utf-8")
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"# Doc\n\n{report.BEGIN}\nold\n{report.END}\n\nprose\n", encoding="utf-8")
+    assert cli.main(["--from-json", str(saved), "--into", str(doc)]) == 0
+    assert doc.read_text(encoding="utf-8") == f"# Doc\n\n{report.markdown(RESULTS)}\n\nprose\n"
+    assert report.markdown(RESULTS) in capsys.readouterr().out
+    assert not (tmp_path / "bench_results.json").exists()  # a saved run is not written again
