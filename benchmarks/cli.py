@@ -144,9 +144,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         results = json.loads(args.from_json.read_text(encoding="utf-8"))
     else:
         results = measure(args, parts, command_line(args, parser))
-    print(markdown(results) if args.markdown or args.into else table(results))
     if args.into:
         args.into.write_text(replace_block(args.into.read_text(encoding="utf-8"), markdown(results)), encoding="utf-8")
+    print(markdown(results) if args.markdown or args.into else table(results))
+    if args.into:
         print(f"\nwritten into {args.into}")
     if not args.from_json:
         Path(args.json).write_text(json.dumps(results, ensure_ascii=False, indent=2, default=str), encoding="utf-8")

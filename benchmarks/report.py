@@ -67,7 +67,9 @@ def provenance(results: dict[str, Any]) -> str:
                          (("Python", "python"), ("lm-eval", "lm_eval"), ("cpsd_tasks", "cpsd_tasks"))
                          if machine.get(key))
     when = f" on {machine['date']}" if machine.get("date") else ""
-    return (f"Measured by `{command}`{when}: {machine.get('cpus', '?')} cores, load average {start:.1f} → "
+    seconds = sum(results[p].get("part_seconds", 0.0) for p in PARTS if results.get(p))
+    took = (f" in {seconds / 60:.0f} min" if seconds >= 90 else f" in {seconds:.0f} s") if seconds else ""
+    return (f"Measured by `{command}`{when}{took}: {machine.get('cpus', '?')} cores, load average {start:.1f} → "
             f"{end:.1f}, {versions}; {data}; every endpoint a loopback server.")
 
 

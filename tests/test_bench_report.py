@@ -70,6 +70,11 @@ def test_markdown_block_names_its_command_machine_and_data():
                         "load average 1.3 → 2.0, Python 3.11.2, lm-eval 0.4.13, cpsd_tasks 0.1.0; stand-in data "
                         "(demo data for fraud_ner); every endpoint a loopback server.")
     assert block[4:-2] == report.table(RESULTS).splitlines()
+    timed = dict(RESULTS, latency=dict(LATENCY, part_seconds=56.4))
+    assert report.provenance(timed).startswith("Measured by `python -m benchmarks --markdown --parts latency` on "
+                                               "2025-01-02 in 56 s: 2 cores")
+    timed["adversarial"] = {"rows": [], "part_seconds": 63.6}  # 120 s in all
+    assert " on 2025-01-02 in 2 min: " in report.provenance(timed)
 
 
 def test_replace_block_needs_exactly_one_block():
@@ -99,3 +104,18 @@ def test_from_json_renders_a_saved_run_into_a_file(tmp_path, monkeypatch, capsys
     assert doc.read_text(encoding="utf-8") == f"# Doc\n\n{report.markdown(RESULTS)}\n\nprose\n"
     assert report.markdown(RESULTS) in capsys.readouterr().out
     assert not (tmp_path / "bench_results.json").exists()  # a saved run is not written again
+
+
+def test_benchmarks_is_a_development_package_outside_the_wheel():
+    """setup.cfg's package list leaves benchmarks/ out, and nothing in cpsd_tasks imports it."""
+    import configparser
+    import fnmatch
+
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg", encoding="utf-8")
+    include = [p.strip() for p in cfg["options.packages.find"]["include"].split(",")]
+    assert include == ["cpsd_tasks", "cpsd_tasks.*"]
+    assert not any(fnmatch.fnmatch(name, pattern) for name in ("benchmarks", "benchmarks.floor") for pattern in include)
+    importers = [str(p.relative_to(ROOT)) for p in (ROOT / "cpsd_tasks").rglob("*.py")
+                 if "import benchmarks" in (text := p.read_text(encoding="utf-8")) or "from benchmarks" in text]
+    assert importers == []
