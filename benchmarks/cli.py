@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--markdown", action="store_true",
                         help="print the block of figures docs/performance.md shows instead of the table")
     parser.add_argument("--into", type=Path, metavar="FILE",
-                        help="also write that block into FILE, replacing its <!-- benchmarks:begin/end --> block")
+                        help="also write that block into FILE, replacing its figures block printed by this command")
     parser.add_argument("--from-json", type=Path, metavar="JSON",
                         help="measure nothing: print the figures of a saved run (its --json file)")
     return parser

@@ -11,8 +11,12 @@ from benchmarks import PARTS
 GIB = 1024 ** 3
 MIB = 2 ** 20
 HEADER = ("measure", "value", "target", "status")
-#: The lines around the generated block in a Markdown file (:func:`replace_block`).
-BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
+#: The lines around the bench's figures block in a Markdown page (the project's figures-block markers,
+#: naming the command that prints the block; :func:`replace_block`).
+BEGIN = "<!-- figures: begin — printed by `python -m benchmarks --markdown`; regenerate them, never edit by hand -->"
+END = "<!-- figures: end -->"
+#: How the bench's block opens, whatever the rest of its opening line says.
+BEGIN_PREFIX = "<!-- figures: begin — printed by `python -m benchmarks"
 
 
 class Row(NamedTuple):
@@ -79,12 +83,16 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def replace_block(text: str, block: str) -> str:
-    """``text`` with its one :data:`BEGIN` … :data:`END` block replaced by ``block``.
+    """``text`` with its one bench figures block (from a line opening with :data:`BEGIN_PREFIX` to the
+    next :data:`END`) replaced by ``block``; other commands' figures blocks are left as they are.
 
     Raises:
-        ValueError: ``text`` holds no such block, or more than one.
+        ValueError: ``text`` holds no such block, more than one, or one that is not closed.
     """
-    if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
-        raise ValueError(f"expected exactly one {BEGIN} … {END} block")
-    head, rest = text.split(BEGIN)
-    return head + block + rest.split(END, 1)[1]
+    if text.count(BEGIN_PREFIX) != 1:
+        raise ValueError(f"expected exactly one figures block opening with {BEGIN_PREFIX}")
+    start = text.index(BEGIN_PREFIX)
+    end = text.find(END, start)
+    if end < 0:
+        raise ValueError(f"the figures block opening with {BEGIN_PREFIX} is not closed by {END}")
+    return text[:start] + block + text[end + len(END):]

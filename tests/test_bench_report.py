@@ -77,13 +77,17 @@ def test_markdown_block_names_its_command_machine_and_data():
     assert " on 2025-01-02 in 2 min: " in report.provenance(timed)
 
 
-def test_replace_block_needs_exactly_one_block():
-    text = f"intro\n{report.BEGIN}\nold figures\n{report.END}\nafter\n"
-    assert report.replace_block(text, "NEW") == "intro\nNEW\nafter\n"
+def test_replace_block_needs_exactly_one_bench_block():
+    other = "<!-- figures: begin — printed by `cpsd-audit-reading --into x.md`; regenerate them -->\nX\n" + report.END
+    text = f"intro\n{other}\n{report.BEGIN_PREFIX} --parts floor`; stale -->\nold figures\n{report.END}\nafter\n"
+    assert report.replace_block(text, "NEW") == f"intro\n{other}\nNEW\nafter\n"  # the audit's block is kept
+    assert report.BEGIN.startswith(report.BEGIN_PREFIX)
     with pytest.raises(ValueError):
         report.replace_block("no block here", "NEW")
     with pytest.raises(ValueError):
         report.replace_block(text + text, "NEW")
+    with pytest.raises(ValueError):
+        report.replace_block(f"{report.BEGIN}\nnever closed\n", "NEW")
 
 
 def test_command_line_names_only_the_measuring_options_changed():
@@ -104,6 +108,24 @@ def test_from_json_renders_a_saved_run_into_a_file(tmp_path, monkeypatch, capsys
     assert doc.read_text(encoding="utf-8") == f"# Doc\n\n{report.markdown(RESULTS)}\n\nprose\n"
     assert report.markdown(RESULTS) in capsys.readouterr().out
     assert not (tmp_path / "bench_results.json").exists()  # a saved run is not written again
+
+
+#: The first measure of each part's rows, in PARTS order.
+FIRST_MEASURE = ("scoring, ", "BERTScore, ", "full run (", "latency 50 ms", "task loading ", "start-up of ",
+                 "full run vs harness floor", "adversarial output: ")
+
+
+def test_performance_doc_figures_are_the_bench_s_block():
+    """docs/performance.md shows one block printed by ``python -m benchmarks --markdown`` with every part."""
+    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert text.count(report.BEGIN_PREFIX) == 1 and text.count(report.BEGIN) == 1
+    block = text.split(report.BEGIN)[1].split(report.END)[0].strip().splitlines()
+    assert block[0].startswith("Measured by `python -m benchmarks --markdown")
+    assert [c.strip() for c in block[2].split("|")[1:-1]] == list(report.HEADER)
+    assert all(line.startswith("|") and line.endswith("|") for line in block[2:])
+    measures = [line.split("|")[1].strip() for line in block[4:]]
+    firsts = [next(i for i, m in enumerate(measures) if m.startswith(f)) for f in FIRST_MEASURE]
+    assert firsts == sorted(firsts) and len(FIRST_MEASURE) == len(PARTS)
 
 
 def test_benchmarks_is_a_development_package_outside_the_wheel():
