@@ -192,7 +192,7 @@ def rows(adv: dict[str, Any]) -> list[Row]:
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Print the table; exit status 1 when a budget is missed."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.adversarial", description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs per case, best counts (default 3)")
     parser.add_argument("-k", dest="only", help="only cases whose name contains this text")
     args = parser.parse_args(argv)
