@@ -20,7 +20,7 @@ from cpsd_tasks.baseline import answer, identify
 from cpsd_tasks.baseline.rules_tg import LEAD_CHARS, lead, sentences
 from cpsd_tasks.options import set_task_options
 
-from conftest import ROOT, load_script, run_cpsd_eval
+from conftest import ROOT, run_cpsd_eval
 
 TASKS = ("case_summary", "case_report", "legal_analysis")
 DEMO = ROOT / "cpsd_tasks" / "demo"
@@ -185,9 +185,11 @@ def test_think_block_is_not_scored():
 
 
 def _long_pair(n: int = 5000) -> tuple[str, str]:
-    """Two different n-character texts of shuffled demo sentences (``scripts/adversarial.py``'s, which
+    """Two different n-character texts of shuffled demo sentences (``benchmarks.adversarial``'s, which
     times the same pair against its budget)."""
-    return load_script("adversarial").long_pair(n)
+    from benchmarks.adversarial import long_pair
+
+    return long_pair(n)
 
 
 @pytest.mark.slow
@@ -199,7 +201,7 @@ def test_five_thousand_character_pair_is_linear_and_small():
     assert all(0.0 < scores[m] < 1.0 for m in ALL_TEXT)
     # rouge-chinese's own LCS table is quadratic in time and memory (36 s, 4 GB here); ours grows
     # about linearly at these sizes: rapidfuzz's bit-parallel LCS is n·m/64 word operations, small
-    # next to the rest. The absolute budget for this pair is in scripts/adversarial.py (bench).
+    # next to the rest. The absolute budget for this pair is in benchmarks/adversarial.py.
     assert_linear(lambda pair: g.text_scores(*pair), _long_pair, 1250, what="text_scores")
     tracemalloc.start()
     g.text_scores(hyp, ref)

@@ -331,7 +331,7 @@ def test_run_reports_every_data_problem_of_every_task_before_any_request(tmp_pat
     ("429", 'cpsd-eval: the endpoint answered HTTP 429 Too Many Requests: {"error": {"message": "Rate limit reached'),
 ])
 def test_each_endpoint_failure_mid_run_is_one_line_and_exit_1(tmp_path, hf_home, action, start):
-    from fault_server import FaultServer, ordinal_plan
+    from benchmarks.fault_server import FaultServer, ordinal_plan
 
     with FaultServer(plan=ordinal_plan({0: action}, period=1, failing_attempts=99), hang=4) as srv:
         proc = cpsd_eval(["--model", "local-chat-completions", "--model_args",

@@ -165,7 +165,7 @@ def test_parser_long_outputs_are_linear_and_never_crash():
     assert ie_parse.parse_output(garbage, "drug_ner").items == ()
     assert ie_parse.parse_output(prose, "drug_ner") == ie_parse.Parsed((), False)
     assert ie_parse.parse_output(_prose_then_truncated_json(600), "drug_ner").items[599] == ("人名", "张某599")
-    # Time grows linearly with the output (no wall-clock budget here: scripts/bench.py has those).
+    # Time grows linearly with the output (no wall-clock budget here: benchmarks/adversarial.py has those).
     assert_linear(lambda text: ie_parse.parse_output(text, "drug_ner"), lambda k: ner_json(
         [("人名", f"张某{i}") for i in range(k)]), 150, what="long valid JSON")
     assert_linear(lambda text: ie_parse.parse_output(text, "drug_ner"), lambda k: "[{" * k + "汪某", 1250,
@@ -214,7 +214,7 @@ def _cut(pattern: str, n: int) -> str:
 
 
 #: Outputs that were slow once, as builders of an n-character output (n = 100,000 in
-#: scripts/bench.py, which holds the absolute budget), with the task and the expected Parsed
+#: benchmarks/adversarial.py, which holds the absolute budget), with the task and the expected Parsed
 #: (None = not checked).
 SLOW_BEFORE = {
     "repair_unclosed_strings": (lambda n: _cut('[{"type": "人名", "text": "张', n), "drug_ner", None),
@@ -242,7 +242,7 @@ def test_pathological_outputs_parse_in_linear_time(name):
     make, task, expected = SLOW_BEFORE[name]
     output = make(4 * GROWTH_N)
     assert len(output) >= 4 * GROWTH_N * 0.95
-    # ×4 the output, about ×4 the time (quadratic: ×16); the 100k-character budget is in scripts/bench.py.
+    # ×4 the output, about ×4 the time (quadratic: ×16); the 100k-character budget is in benchmarks/adversarial.py.
     assert_linear(lambda text: ie_parse.parse_output(text, task), make, GROWTH_N, what=name)
     parsed = ie_parse.parse_output(output, task)
     if expected is not None:

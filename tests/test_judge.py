@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.fault_server import FaultServer
 from capture_server import CaptureServer, Reply
 from conftest import ROOT, run_cpsd_eval
 from cpsd_tasks import classification, qa
@@ -25,7 +26,6 @@ from cpsd_tasks.judge import prompts
 from cpsd_tasks.judge.client import JudgeClient, JudgeTransportError, ReplyCache, chat_url, sample_digest
 from cpsd_tasks.judge.items import agreement, judged_metrics, needs_judge, task_items
 from cpsd_tasks.judge.reply import read_reply, read_rubric
-from fault_server import FaultServer
 from judge_server import judge_server, scripted_reply
 
 OPTS = [{"key": "A", "text": "十二小时"}, {"key": "B", "text": "二十四小时"}, {"key": "C", "text": "四十八小时"},

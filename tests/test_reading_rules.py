@@ -149,7 +149,8 @@ def _imports(path: Path):
 
 
 def test_no_private_name_crosses_a_module_boundary():
-    for path in [*(ROOT / "cpsd_tasks").rglob("*.py"), *(ROOT / "tests").glob("*.py"), *(ROOT / "scripts").glob("*.py")]:
+    for path in [*(ROOT / "cpsd_tasks").rglob("*.py"), *(ROOT / "tests").glob("*.py"), *(ROOT / "scripts").glob("*.py"),
+                 *(ROOT / "benchmarks").glob("*.py")]:
         for module, names in _imports(path):
             if module.startswith("cpsd_tasks.reading"):
                 assert not [n for n in names if n.startswith("_")], f"{path.relative_to(ROOT)} imports {names} from {module}"
