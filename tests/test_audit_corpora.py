@@ -380,3 +380,11 @@ def test_docs_block_keeps_the_all_rows_and_the_first_reads(tmp_path):
     doc.write_text("no block here\n", encoding="utf-8")
     with pytest.raises(ValueError, match="doc.md: no"):
         write_block(doc, block)
+
+
+def test_headline_names_each_corpus_all_row():
+    from cpsd_tasks.audit.tables import headline
+
+    line = headline(_REPORT, "README.md").splitlines()[1]
+    assert line.endswith("LawBench single choice 99.2% of 600 (score changed on 0); "
+                         "DISC-Law-Eval several answers 75.0% of 4 (score changed on 1).")
