@@ -823,17 +823,12 @@ def test_rescored_json_passed_as_a_run(tmp_path, capsys):
 def test_rescore_is_installed_and_the_script_is_a_shim(capsys):
     import importlib.util
 
-    import cpsd_tasks.leaderboard
-    import cpsd_tasks.rescore
     from cpsd_tasks.report import rescore
 
     spec = importlib.util.spec_from_file_location("cpsd_rescore_shim", ROOT / "scripts" / "rescore.py")
     shim = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(shim)
     assert shim.main is rescore.main and shim.find_runs is rescore.find_runs
-    # The old module paths stay importable for user code (re-export shims).
-    assert cpsd_tasks.rescore.main is rescore.main and cpsd_tasks.leaderboard.main is cli.main
-    assert cpsd_tasks.leaderboard.load_runs is runs.load_runs
     setup = (ROOT / "setup.cfg").read_text(encoding="utf-8")
     assert "cpsd-rescore = cpsd_tasks.report.rescore:main" in setup
     assert "cpsd-leaderboard = cpsd_tasks.report.cli:main" in setup
@@ -923,10 +918,8 @@ def test_reporting_imports_go_one_way():
     assert find_cycle({m: d & set(report) for m, d in report.items()}) == []
     assert set(report) >= {f"cpsd_tasks.report.{m}" for m in ("runs", "tables", "aggregations", "stats", "render",
                                                                "errors", "plots", "rescore", "cli")}
-    # Nothing imports the CLI module but the old shims and the script; the layers import no shim.
-    assert {m for m, d in graph.items() if "cpsd_tasks.report.cli" in d} <= {"cpsd_tasks.leaderboard"}
-    shims = {"cpsd_tasks.leaderboard", "cpsd_tasks.errors", "cpsd_tasks.plots", "cpsd_tasks.rescore"}
-    assert not any(d & shims for m, d in graph.items() if m not in shims)
+    # Nothing in the package imports the CLI module (only the console script and scripts/leaderboard.py run it).
+    assert {m for m, d in graph.items() if "cpsd_tasks.report.cli" in d} == set()
     for module in ("errors", "plots", "fonts"):
         assert "cpsd_tasks.report.cli" not in report[f"cpsd_tasks.report.{module}"]
     # The reader depends on nothing of the report layer above it.

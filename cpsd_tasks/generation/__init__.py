@@ -53,7 +53,7 @@ The package, along the lines of lm-eval's ``ifeval`` folder (logic modules under
 * :mod:`~cpsd_tasks.generation.hooks` — ``process_results`` and the aggregations the YAMLs name.
 
 Every name below keeps its old path ``cpsd_tasks.generation.<name>`` (YAML ``!function``,
-scripts, tests, ``cpsd_tasks.rescore``, ``cpsd_tasks.leaderboard``).
+scripts, tests, :mod:`cpsd_tasks.report.rescore`).
 """
 
 from __future__ import annotations
