@@ -179,11 +179,11 @@ def test_aggregation_unknown_is_a_key_error(task, metric):
 # --------------------------------------------------------------------------- registries agree
 
 def test_ll_variants_are_the_ll_yamls():
-    from cpsd_tasks.selection import read_yaml
+    from cpsd_tasks import task_yaml
 
     found = {}
     for path in YAML_DIR.glob("cpsd_ll_*.yaml"):
-        cfg = read_yaml(path, include=False)
+        cfg = task_yaml.read(path, include=False)
         found[cfg["task"]] = cfg["dataset_kwargs"]["task_id"]
     assert found == specs.LL_VARIANTS
 
