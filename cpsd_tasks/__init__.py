@@ -25,11 +25,11 @@ def task_manager(include_defaults: bool = False, **kwargs: Any):
 
     Returns:
         A ``TaskManager`` for ``lm_eval.simple_evaluate(..., task_manager=tm)``. Also installs
-        :func:`cpsd_tasks.prompts.install` (our prompt templates compiled once, same text).
+        :func:`cpsd_tasks.cli.prompts.install` (our prompt templates compiled once, same text).
     """
     from lm_eval.tasks import TaskManager
 
-    from cpsd_tasks import prompts, quiet
+    from cpsd_tasks.cli import prompts, quiet
 
     prompts.install()  # our Jinja prompts compiled once, not once per doc (same text)
     quiet.install()  # no harness --metadata note per cpsd task, no git 'fatal:' line

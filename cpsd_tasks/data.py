@@ -491,7 +491,7 @@ def harness_dataset(**kwargs: Any):
     if "task_id" not in kwargs:
         raise KeyError("cpsd task YAML must set dataset_kwargs: {task_id: <task id>}")
     spec = get_task(kwargs["task_id"])
-    from cpsd_tasks.unguarded import warn_once
+    from cpsd_tasks.cli.unguarded import warn_once
 
     warn_once(kwargs)  # the harness's own API backend, unguarded (plain lm_eval): said once per run
     set_task_options(spec.id, kwargs)

@@ -1,7 +1,7 @@
 """The one reader of task YAML files outside the harness (no ``lm_eval`` import).
 
-The task index of ``cpsd-eval`` (:mod:`cpsd_tasks.selection`), the prompt compiler
-(:mod:`cpsd_tasks.prompts`), the scoring signature (:func:`cpsd_tasks.options.prompt_template`),
+The task index of ``cpsd-eval`` (:mod:`cpsd_tasks.cli.selection`), the prompt compiler
+(:mod:`cpsd_tasks.cli.prompts`), the scoring signature (:func:`cpsd_tasks.options.prompt_template`),
 the rule baseline and ``scripts/gen_yaml.py`` all read the YAMLs through :func:`read`, so they
 agree on what a file says.
 

@@ -355,8 +355,8 @@ def part_scoring(ctx: dict[str, Any]) -> dict[str, Any]:
                      spec.primary_metric: primary if isinstance(primary, (int, float)) else None})
     # Prompts are not parse+metrics, but a run pays for them too: the harness renders each doc's
     # Jinja doc_to_text, compiling the template anew every time (lm_eval.utils.apply_template);
-    # cpsd-eval and cpsd_tasks.task_manager() compile ours once (cpsd_tasks.prompts). Both timed.
-    from cpsd_tasks import prompts as cpsd_prompts
+    # cpsd-eval and cpsd_tasks.task_manager() compile ours once (cpsd_tasks.cli.prompts). Both timed.
+    from cpsd_tasks.cli import prompts as cpsd_prompts
 
     all_docs = [(tasks[spec.harness_name], paper_docs(tasks[spec.harness_name], spec.paper_size))
                 for spec in TASKS.values()]

@@ -487,7 +487,7 @@ def test_task_layer_warns_once_about_the_harness_backend_it_cannot_guard(monkeyp
     from lm_eval.models.openai_completions import LocalChatCompletion, OpenAIChatCompletion
 
     import cpsd_tasks.backends as backends
-    from cpsd_tasks import unguarded
+    from cpsd_tasks.cli import unguarded
 
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     url = "http://127.0.0.1:9/v1/chat/completions"

@@ -258,8 +258,8 @@ def test_check_tasks_reports_every_problem_of_every_task_uncapped(tmp_path):
 
 
 def test_problems_before_run_names_ll_variants_by_their_data_and_checks_options(tmp_path):
-    from cpsd_tasks.check import parse_metadata, problems_before_run
-    from cpsd_tasks.selection import local_index
+    from cpsd_tasks.cli.check import parse_metadata, problems_before_run
+    from cpsd_tasks.cli.selection import local_index
 
     index = local_index()
     rumor = write(tmp_path, "rumor", [{"id": "1", "text": "x"}])

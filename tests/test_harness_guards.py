@@ -26,7 +26,7 @@ import pytest
 
 from cpsd_tasks import YAML_DIR
 from cpsd_tasks.data import DEMO_DIR, load_task_docs
-from cpsd_tasks.selection import local_index
+from cpsd_tasks.cli.selection import local_index
 
 from capture_server import CaptureServer, Reply, baseline_reply
 
@@ -269,7 +269,7 @@ def test_bertscore_folder_without_weights_stops_before_any_request(tmp_path, hf_
 # --------------------------------------------------------------------------- 6. ls, validate, every problem
 
 def test_ls_lists_only_cpsd_names_without_the_harness(tmp_path, hf_home):
-    code = ("import sys\nfrom cpsd_tasks.cli import main\ntry:\n    main(['ls', 'tasks'])\nexcept SystemExit as e:\n"
+    code = ("import sys\nfrom cpsd_tasks.cli.cpsd_eval import main\ntry:\n    main(['ls', 'tasks'])\nexcept SystemExit as e:\n"
             "    assert e.code == 0\nprint('MODULES', sorted(m for m in sys.modules if m.split('.')[0] == 'lm_eval'))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr

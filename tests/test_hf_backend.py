@@ -450,7 +450,7 @@ per process makes it split the documents by rank and gather the results on rank 
 import os
 import torch
 torch.cuda.device_count = lambda: int(os.environ.get("WORLD_SIZE", "1"))
-from cpsd_tasks.cli import main
+from cpsd_tasks.cli.cpsd_eval import main
 main()
 '''
 

@@ -1,4 +1,4 @@
-"""Pre-flight checks for API backends (cpsd_tasks.preflight): key present, endpoint reachable."""
+"""Pre-flight checks for API backends (cpsd_tasks.cli.preflight): key present, endpoint reachable."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from cpsd_tasks.preflight import API_BACKENDS, PreflightError, check, endpoint, path_problem, probe_path, proxy_for
+from cpsd_tasks.cli.preflight import API_BACKENDS, PreflightError, check, endpoint, path_problem, probe_path, proxy_for
 
 
 class _Routes(BaseHTTPRequestHandler):
