@@ -501,7 +501,7 @@ def test_accelerate_two_cpu_processes_match_single_process(models, hf_cache, all
 # --------------------------------------------------------------------------- README's CPU recipe
 
 def test_fit_budget_rule():
-    from cpsd_tasks.hf_backend import fit_budget
+    from cpsd_tasks.backends.hf import fit_budget
 
     assert fit_budget(64, 1024, 900) == 64            # fits: untouched (the harness cuts the prompt)
     assert fit_budget(2048, 1024, 300) == 724         # max_length minus the longest prompt

@@ -35,7 +35,7 @@ def test_api_backend_resolves_without_importing_local_backends():
                  "cpsd-openai-chat", "hf", "vllm", "cpsd-hf", "no-such-backend", None]
         out = {str(n): api_backend(n) for n in names}
         out["imported"] = sorted(m for m in ("torch", "transformers", "lm_eval.models.huggingface",
-                                             "cpsd_tasks.hf_backend") if m in sys.modules)
+                                             "cpsd_tasks.backends.hf") if m in sys.modules)
         print(json.dumps(out))
     """)
     assert got.pop("imported") == []

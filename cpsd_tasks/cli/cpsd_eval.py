@@ -23,7 +23,7 @@ traceback, before any task is built):
   backends, ``$OPENAI_API_KEY`` is set. ``--no_preflight`` skips it;
 * the harness's own API backends (``openai-chat-completions``, ``local-chat-completions``,
   ``local-completions``) run as the guarded cpsd ones, same arguments
-  (:data:`cpsd_tasks.backends.GUARDED_HARNESS_BACKENDS`; one line says so);
+  (:data:`cpsd_tasks.backends.api.GUARDED_HARNESS_BACKENDS`; one line says so);
 * bad data (:class:`cpsd_tasks.data.DataError`) and an endpoint that fails mid-run
   (:func:`endpoint_failure`: HTTP error after the retries, timeout, not JSON, lost connection) end
   the run with the problem in one line and no traceback (exit 2 / 1);
@@ -304,7 +304,7 @@ def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
                else f"{', '.join(sel.others)} {'is' if len(sel.others) == 1 else 'are'} not cpsd")
         say(f"{running}; {why}: lm_eval indexes its ~15k built-in tasks too (seconds to minutes)")
 
-    from cpsd_tasks import backends  # (registers the cpsd-* backends)
+    from cpsd_tasks.backends import api as backends  # (registers the cpsd-* backends)
     from cpsd_tasks.cli import prompts, quiet
 
     guarded = backends.guard_harness_backend(model)

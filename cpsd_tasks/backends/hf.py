@@ -28,9 +28,9 @@ from typing import Any
 from lm_eval.models.huggingface import HFLM
 
 from cpsd_tasks import truncation
-from cpsd_tasks.backends import CACHE_MARK_PREFIX
+from cpsd_tasks.backends.api import CACHE_MARK_PREFIX
 
-log = logging.getLogger("cpsd_tasks.hf_backend")
+log = logging.getLogger("cpsd_tasks.backends.hf")
 
 
 def fit_budget(budget: int, max_length: int, longest_prompt: int) -> int:
