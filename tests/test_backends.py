@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks import truncation
-from cpsd_tasks.data import DEMO_DIR, load_task_docs
+from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
 
 from capture_server import CaptureServer, Reply, baseline_reply, completion
 

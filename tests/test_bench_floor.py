@@ -23,7 +23,7 @@ def test_floor_yaml_is_one_generate_until_exact_match_task(bench, tmp_path):
 def test_floor_data_holds_every_prompt_once(bench, tmp_path, monkeypatch):
     """build_floor writes each task's rendered prompt for each doc (demo data here)."""
     import cpsd_tasks
-    from cpsd_tasks.data import DEMO_DIR
+    from cpsd_tasks.data.loading import DEMO_DIR
     from cpsd_tasks.tasks import TASKS
 
     monkeypatch.setattr(bench, "run_child", lambda *a, **k: {"rc": 0})  # no dataset warm-up here

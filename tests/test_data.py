@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from cpsd_tasks.data import DEMO_DIR, DataError, harness_dataset, load_task_docs, read_jsonl, resolve_data_dir
+from cpsd_tasks.data import harness_dataset
+from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs, read_jsonl, resolve_data_dir
+from cpsd_tasks.exceptions import DataError
 from cpsd_tasks.tasks import TASKS
 
 from conftest import SHARED_DATA, needs_shared_data
@@ -239,7 +241,7 @@ def test_fewshot_leak_stops_the_cli_before_any_request(tmp_path, baseline_server
 # --------------------------------------------------------------------------- every task at once (issue 23)
 
 def test_check_tasks_reports_every_problem_of_every_task_uncapped(tmp_path):
-    from cpsd_tasks.data import MAX_REPORTED, check_tasks
+    from cpsd_tasks.data.loading import MAX_REPORTED, check_tasks
 
     rumor = write(tmp_path, "rumor", [{"id": str(i), "text": "x", "label": "假"} for i in range(MAX_REPORTED + 5)])
     few = write(tmp_path, "sentiment", [{"id": "s1", "text": "好", "label": "积极"}], name="fewshot.jsonl")

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from cpsd_tasks.data import read_jsonl, DEMO_DIR
+from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
 
 from conftest import SHARED_DATA, needs_shared_data, run_cpsd_eval
 

@@ -18,7 +18,7 @@ import pytest
 
 from cpsd_tasks import generation as g
 from cpsd_tasks.baseline.rules_tg import LEAD_CHARS, lead
-from cpsd_tasks.data import DEMO_DIR
+from cpsd_tasks.data.loading import DEMO_DIR
 
 from conftest import SHARED_DATA, needs_shared_data
 

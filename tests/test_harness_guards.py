@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks import YAML_DIR
-from cpsd_tasks.data import DEMO_DIR, load_task_docs
+from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
 from cpsd_tasks.cli.selection import local_index
 
 from capture_server import CaptureServer, Reply, baseline_reply

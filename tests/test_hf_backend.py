@@ -33,7 +33,7 @@ from typing import Any, Optional, Sequence
 import pytest
 
 from cpsd_tasks import YAML_DIR
-from cpsd_tasks.data import DEMO_DIR, read_jsonl
+from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
 from cpsd_tasks.tasks import TASKS, get_task
 
 import tiny_models

@@ -13,7 +13,8 @@ from rapidfuzz.distance import Levenshtein
 from cpsd_tasks import ie
 from cpsd_tasks.reading import ie_items, ie_parse
 from cpsd_tasks.baseline.rules_ie import RULES, drug_entities, drug_relations, fraud_entities
-from cpsd_tasks.data import DataError, load_task_docs
+from cpsd_tasks.data.loading import load_task_docs
+from cpsd_tasks.exceptions import DataError
 from cpsd_tasks.options import set_task_options
 from conftest import SHARED_DATA, needs_shared_data, run_cpsd_eval
 from growth import assert_linear

@@ -12,7 +12,8 @@ from importlib.metadata import version
 import pytest
 
 from cpsd_tasks import options, task_yaml
-from cpsd_tasks.data import DEMO_DIR, harness_dataset, load_task_docs
+from cpsd_tasks.data import harness_dataset
+from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
 from cpsd_tasks.options import OptionError, set_task_options
 from cpsd_tasks.reading import READER_VERSION
 from cpsd_tasks.specs import METRICS_VERSION

@@ -7,7 +7,7 @@ import pytest
 
 import cpsd_tasks
 from cpsd_tasks.cli import prompts
-from cpsd_tasks.data import DEMO_DIR
+from cpsd_tasks.data.loading import DEMO_DIR
 from cpsd_tasks.specs import LL_VARIANTS
 from cpsd_tasks.tasks import TASKS
 

@@ -10,7 +10,7 @@ from cpsd_tasks.baseline import answer as baseline_answer
 from cpsd_tasks.baseline import task_lines
 from cpsd_tasks.baseline.rules_qa import case_reading as reading_rule
 from cpsd_tasks.baseline.rules_qa import first_person_name, fuzzy_span, police_exam as exam_rule
-from cpsd_tasks.data import DEMO_DIR, read_jsonl
+from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
 from cpsd_tasks.options import set_task_options
 from cpsd_tasks.qa import exact_span_match, fuzzy_span_match, judge_exam, judge_reading, process_results
 from cpsd_tasks.reading import extract_choices, letters_of, name_set, read_judgement

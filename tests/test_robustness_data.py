@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from cpsd_tasks.data import DataError, MAX_REPORTED, harness_dataset, load_task_docs, read_jsonl, resolve_data_dir
+from cpsd_tasks.data import harness_dataset
+from cpsd_tasks.data.loading import MAX_REPORTED, load_task_docs, read_jsonl, resolve_data_dir
+from cpsd_tasks.exceptions import DataError
 
 
 def write(base: Path, task: str, raw: bytes, name: str = "test.jsonl") -> Path:

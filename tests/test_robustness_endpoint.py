@@ -41,7 +41,7 @@ import pytest
 
 from cpsd_tasks.baseline import answer
 from cpsd_tasks.classification import process_results
-from cpsd_tasks.data import DEMO_DIR, read_jsonl
+from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
 
 from fault_server import FaultServer, ordinal_plan
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks import YAML_DIR, specs
-from cpsd_tasks.data import load_task_docs
+from cpsd_tasks.data.loading import load_task_docs
 from cpsd_tasks.specs import CountItem, MacroItem, TypeItem
 from cpsd_tasks.tasks import TASKS
 

@@ -117,7 +117,7 @@ def problems_before_run(leaves: Sequence[str], index: Any, metadata: Mapping[str
         (one line), or for bad data a first line ``…, nothing was sent to the model. N problem(s)
         in k of n task(s), one per line:`` followed by one line per problem.
     """
-    from cpsd_tasks.data import check_tasks
+    from cpsd_tasks.data.loading import check_tasks
     from cpsd_tasks.options import check_options, set_task_options
 
     ids = _data_ids(leaves, index)
@@ -144,7 +144,7 @@ def problems_before_run(leaves: Sequence[str], index: Any, metadata: Mapping[str
 def validate_main(argv: Sequence[str]) -> int:
     """``cpsd-eval validate --tasks TASKS [--metadata …]``: see the module doc; returns the exit code."""
     from cpsd_tasks.cli import selection
-    from cpsd_tasks.data import ENV_VAR, resolve_data_dir
+    from cpsd_tasks.data.loading import ENV_VAR, resolve_data_dir
 
     parser = argparse.ArgumentParser(prog=f"{PROG} validate", description="Check the data and run options of "
                                      "cpsd tasks, without any endpoint.")

@@ -390,7 +390,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     from lm_eval._cli import HarnessCLI
     from lm_eval.utils import setup_logging
 
-    from cpsd_tasks.data import DataError
+    from cpsd_tasks.exceptions import DataError
 
     setup_logging()
     parser = HarnessCLI()

@@ -38,7 +38,7 @@ from cpsd_tasks.reading.prepare import LONE_SURROGATE
 
 log = logging.getLogger("cpsd_tasks")
 
-DEMO_DIR = Path(__file__).resolve().parent / "demo"
+DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
 ENV_VAR = "CPSD_DATA_DIR"
 MAX_REPORTED = 20
 DEMO_SOURCE = "demo"
