@@ -1,7 +1,5 @@
-"""Data layer: find, validate and load a task's JSONL files (SPEC.md §3).
-
-(About 500 lines: the per-kind validators are most of it, one short function per SPEC §3 record
-kind, kept beside the loader that runs them so that one file answers "what is valid data".)
+"""Find, validate and load a task's JSONL files (SPEC.md §3); the checks of each record kind are
+:mod:`cpsd_tasks.data.records`.
 
 Resolution order of the data directory (first that is set wins):
 
@@ -25,18 +23,13 @@ absolute path of the file), so a sample log always says where its doc came from.
 from __future__ import annotations
 
 import json
-import logging
 import os
-import re
-import unicodedata
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
+from cpsd_tasks.data.records import CONTENT_FIELDS, FIELDS, ITEM_KEYS, RECORD_CHECKS, Problems, content_key
 from cpsd_tasks.exceptions import DataError
-from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, TaskSpec, get_task
-from cpsd_tasks.reading.prepare import LONE_SURROGATE
-
-log = logging.getLogger("cpsd_tasks")
+from cpsd_tasks.tasks import TaskSpec, get_task
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
 ENV_VAR = "CPSD_DATA_DIR"
@@ -66,165 +59,6 @@ def resolve_data_dir(data_dir: Optional[str] = None) -> tuple[Path, bool]:
         raise DataError(f"{path}: data directory from {origin} does not exist")
     return path, path == DEMO_DIR
 
-
-# --------------------------------------------------------------------------- field checks
-
-class _Problems:
-    """Collects problems for one file; each is ``file:line: field 'x': message``."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.items: list[str] = []
-
-    def add(self, line: int, field: str, message: str) -> None:
-        self.items.append(f"{self.path}:{line}: field '{field}': {message}")
-
-
-def _string_problem(value: Any) -> Optional[str]:
-    """What is wrong with a value that should be a non-empty string, or ``None``."""
-    if not isinstance(value, str):
-        return f"expected a non-empty string, got {type(value).__name__} {value!r:.40}"
-    if not value.strip():
-        return "expected a non-empty string, got an empty one"
-    bad = LONE_SURROGATE.search(value)
-    if bad:
-        return (f"expected valid Unicode text, got a lone surrogate \\u{ord(bad.group()):04x} at "
-                f"character {bad.start() + 1} (a broken \\u escape)")
-    return None
-
-
-def _text(rec: dict, key: str, line: int, probs: _Problems) -> bool:
-    if key not in rec:
-        probs.add(line, key, "missing; expected a non-empty string")
-        return False
-    problem = _string_problem(rec[key])
-    if problem:
-        probs.add(line, key, problem)
-    return problem is None
-
-
-def _one_of(rec: dict, key: str, allowed: tuple[str, ...], line: int, probs: _Problems) -> bool:
-    if not _text(rec, key, line, probs):
-        return False
-    if rec[key] not in allowed:
-        probs.add(line, key, f"expected one of {'/'.join(allowed)}, got {rec[key]!r:.40}")
-        return False
-    return True
-
-
-def _check_classification(rec: dict, spec: TaskSpec, line: int, probs: _Problems) -> None:
-    _text(rec, "text", line, probs)
-    _one_of(rec, "label", spec.labels, line, probs)
-
-
-def _check_list_of_objects(rec: dict, key: str, keys: tuple[str, ...], typed: str,
-                           allowed: tuple[str, ...], line: int, probs: _Problems) -> None:
-    value = rec.get(key)
-    if not isinstance(value, list):
-        probs.add(line, key, f"expected a list of {{{', '.join(keys)}}} objects, got "
-                             f"{'nothing' if key not in rec else type(value).__name__}")
-        return
-    for i, item in enumerate(value):
-        where = f"{key}[{i}]"
-        if not isinstance(item, dict):
-            probs.add(line, where, f"expected an object, got {type(item).__name__}")
-            continue
-        for k in keys:
-            problem = _string_problem(item.get(k))
-            if problem:
-                probs.add(line, f"{where}.{k}", problem)
-        if isinstance(item.get(typed), str) and item[typed] not in allowed:
-            probs.add(line, f"{where}.{typed}", f"expected one of {'/'.join(allowed)}, got {item[typed]!r:.40}")
-
-
-def _check_ner(rec: dict, spec: TaskSpec, line: int, probs: _Problems) -> None:
-    _text(rec, "text", line, probs)
-    _check_list_of_objects(rec, "entities", ("type", "text"), "type", spec.labels, line, probs)
-
-
-def _check_re(rec: dict, spec: TaskSpec, line: int, probs: _Problems) -> None:
-    _text(rec, "text", line, probs)
-    _check_list_of_objects(rec, "relations", ("head", "relation", "tail"), "relation", spec.labels,
-                           line, probs)
-
-
-def _check_reading(rec: dict, spec: TaskSpec, line: int, probs: _Problems) -> None:
-    _text(rec, "context", line, probs)
-    _text(rec, "question", line, probs)
-    if _one_of(rec, "qtype", spec.labels, line, probs) and rec["qtype"] == "判断":
-        _one_of(rec, "answer", READING_JUDGE_LABELS, line, probs)
-    else:
-        _text(rec, "answer", line, probs)
-
-
-_LETTERS = re.compile(r"^[A-Z]+$")
-
-
-def _check_exam(rec: dict, spec: TaskSpec, line: int, probs: _Problems) -> None:
-    _text(rec, "question", line, probs)
-    options = rec.get("options")
-    if not isinstance(options, dict):
-        probs.add(line, "options", "expected an object of letter -> text ({} for 判断), got "
-                                   f"{'nothing' if 'options' not in rec else type(options).__name__}")
-        options = None
-    else:
-        for key, value in options.items():
-            if not (len(key) == 1 and _LETTERS.match(key)):
-                probs.add(line, "options", f"expected single capital letters as keys, got {key!r}")
-            problem = _string_problem(value)
-            if problem:
-                probs.add(line, f"options.{key}", problem)
-    if not _one_of(rec, "qtype", spec.labels, line, probs):
-        _text(rec, "answer", line, probs)
-        return
-    qtype = rec["qtype"]
-    if qtype == "判断":
-        _one_of(rec, "answer", EXAM_TF_LABELS, line, probs)
-        return
-    if options is not None and len(options) < 2:
-        probs.add(line, "options", f"expected at least two options for a {qtype} question")
-    if not _text(rec, "answer", line, probs):
-        return
-    answer = rec["answer"]
-    if not _LETTERS.match(answer):
-        probs.add(line, "answer", f"expected option letters, got {answer!r:.40}")
-    elif qtype == "单选" and len(answer) != 1:
-        probs.add(line, "answer", f"expected one letter for 单选, got {answer!r}")
-    elif qtype == "多选" and (answer != "".join(sorted(set(answer))) or len(answer) < 2):
-        probs.add(line, "answer", f"expected two or more sorted, distinct letters for 多选 (e.g. 'ACD'), "
-                                  f"got {answer!r}")
-    elif options is not None and any(letter not in options for letter in answer):
-        probs.add(line, "answer", f"expected letters among the options {''.join(sorted(options))}, "
-                                  f"got {answer!r}")
-
-
-def _check_generation(rec: dict, spec: TaskSpec, line: int, probs: _Problems) -> None:
-    _text(rec, "input", line, probs)
-    _text(rec, "reference", line, probs)
-
-
-_CHECKS: dict[str, Callable[[dict, TaskSpec, int, _Problems], None]] = {
-    "classification": _check_classification,
-    "ner": _check_ner,
-    "re": _check_re,
-    "reading": _check_reading,
-    "exam": _check_exam,
-    "generation": _check_generation,
-}
-
-#: Fields kept for each task kind, in this order (extra fields in the file are ignored).
-FIELDS: dict[str, tuple[str, ...]] = {
-    "classification": ("id", "text", "label"),
-    "ner": ("id", "text", "entities"),
-    "re": ("id", "text", "relations"),
-    "reading": ("id", "context", "question", "answer", "qtype"),
-    "exam": ("id", "question", "options", "answer", "qtype"),
-    "generation": ("id", "input", "reference"),
-}
-
-
-#: Keys kept inside list items (extra keys such as offsets are ignored, like extra fields).
-_ITEM_KEYS: dict[str, tuple[str, ...]] = {"entities": ("type", "text"), "relations": ("head", "relation", "tail")}
 
 # --------------------------------------------------------------------------- reading files
 
@@ -265,7 +99,7 @@ def read_jsonl_lines(path: Path, task_id: str, max_reported: Optional[int] = MAX
     raw = path.read_bytes()
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    probs = _Problems(path)
+    probs = Problems(path)
     records: list[dict[str, Any]] = []
     linenos: list[int] = []
     seen: dict[str, int] = {}
@@ -297,10 +131,10 @@ def read_jsonl_lines(path: Path, task_id: str, max_reported: Optional[int] = MAX
             probs.add(lineno, "id", f"duplicate id {rid!r}, first used on line {seen[rid]}")
         else:
             seen[rid] = lineno
-        _CHECKS[spec.kind](rec, spec, lineno, probs)
+        RECORD_CHECKS[spec.kind](rec, spec, lineno, probs)
         kept = {key: rec.get(key) for key in FIELDS[spec.kind]}
         kept["id"] = rid
-        for key, item_keys in _ITEM_KEYS.items():  # entities/relations: schema keys only
+        for key, item_keys in ITEM_KEYS.items():  # entities/relations: schema keys only
             if isinstance(kept.get(key), list):
                 kept[key] = [{k: item.get(k) for k in item_keys} if isinstance(item, dict) else item
                              for item in kept[key]]
@@ -315,31 +149,6 @@ def read_jsonl_lines(path: Path, task_id: str, max_reported: Optional[int] = MAX
         raise DataError(f"invalid {spec.id} data ({len(probs.items)} problem(s)):\n" + "\n".join(shown) + tail,
                         problems=probs.items)
     return records, linenos
-
-
-#: The fields that make a doc's content, per task kind: a few-shot doc with the same content as a
-#: test doc would show that test doc solved in its own prompt.
-CONTENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "classification": ("text",),
-    "ner": ("text",),
-    "re": ("text",),
-    "reading": ("context", "question"),
-    "exam": ("question", "options"),
-    "generation": ("input",),
-}
-
-_ALL_SPACE = re.compile(r"\s+")
-
-
-def content_key(rec: dict[str, Any], kind: str) -> tuple[str, ...]:
-    """A doc's content for duplicate detection: its :data:`CONTENT_FIELDS`, NFKC-folded, with all
-    whitespace removed (a copy that differs only in spacing or full-width forms is the same doc)."""
-    def flat(value: Any) -> str:
-        if isinstance(value, dict):  # exam options: letter order does not matter
-            value = json.dumps(value, ensure_ascii=False, sort_keys=True)
-        return _ALL_SPACE.sub("", unicodedata.normalize("NFKC", str(value or "")))
-
-    return tuple(flat(rec.get(f)) for f in CONTENT_FIELDS[kind])
 
 
 def fewshot_leaks(spec: TaskSpec, test: tuple[Path, list[dict[str, Any]], list[int]],
@@ -359,7 +168,7 @@ def fewshot_leaks(spec: TaskSpec, test: tuple[Path, list[dict[str, Any]], list[i
     for r, line in zip(test_recs, test_lines):
         by_content.setdefault(content_key(r, spec.kind), (line, r["id"]))
     field = "+".join(CONTENT_FIELDS[spec.kind])
-    probs = _Problems(few_path)
+    probs = Problems(few_path)
     for r, line in zip(few_recs, few_lines):
         if r["id"] in by_id:
             probs.add(line, "id", f"expected a few-shot example that is not a test doc, got id {r['id']!r:.40}, "
@@ -463,81 +272,3 @@ def check_tasks(task_ids: Sequence[str], data_dir: Optional[str] = None) -> tupl
         except DataError as err:
             errors.append(err)
     return counts, errors
-
-
-def harness_dataset(**kwargs: Any):
-    """``custom_dataset`` hook for lm-eval: build a task's ``DatasetDict`` (``test``, ``fewshot``).
-
-    The harness calls this with the task metadata (YAML ``metadata``, model args, ``--metadata``,
-    ``config_source``) and the YAML ``dataset_kwargs``, which must hold ``task_id``. Run options
-    (α, τ, BERTScore model …) are recorded with :func:`cpsd_tasks.options.set_task_options` and
-    checked (:func:`cpsd_tasks.options.check_options`); the task's scoring signature is written
-    into the metadata's ``cpsd_signature`` slot (see :mod:`cpsd_tasks.options`), from where the
-    harness copies it into the results JSON (``configs.<task>.metadata.cpsd_signature``).
-
-    Returns:
-        ``datasets.DatasetDict`` with ``test`` and ``fewshot`` splits.
-
-    Raises:
-        DataError: bad or missing data, or (:class:`cpsd_tasks.options.OptionError`) a bad run
-            option — before any request is sent.
-        KeyError: ``task_id`` is missing from ``dataset_kwargs`` or unknown.
-    """
-    import datasets
-
-    from cpsd_tasks.options import (SIGNATURE_KEY, check_options, prompt_template, record_signature,
-                                    set_task_options, signature)
-
-    if "task_id" not in kwargs:
-        raise KeyError("cpsd task YAML must set dataset_kwargs: {task_id: <task id>}")
-    spec = get_task(kwargs["task_id"])
-    from cpsd_tasks.cli.unguarded import warn_once
-
-    warn_once(kwargs)  # the harness's own API backend, unguarded (plain lm_eval): said once per run
-    set_task_options(spec.id, kwargs)
-    resolved = check_options(spec.id)
-    base, is_demo = resolve_data_dir(kwargs.get("data_dir"))
-    docs = load_task_docs(spec.id, str(base))
-    sig = signature(spec.id, docs, resolved, prompt_template(spec.id, kwargs.get("config_source")))
-    record_signature(spec.id, sig, kwargs.get(SIGNATURE_KEY))
-    log.info("cpsd_%s: scoring signature %s", spec.id, sig["string"])
-    if spec.kind == "generation":
-        from cpsd_tasks.generation.tokens import warm_up
-
-        warm_up([doc["reference"] for doc in docs["test"]])   # (jieba + references, while requests are in flight)
-    if is_demo:
-        log.warning("cpsd_%s: using the embedded DEMO data (%d samples, synthetic, NOT CPSDBench). "
-                    "Set --metadata '{\"data_dir\": …}' or $%s for real data.", spec.id,
-                    len(docs["test"]), ENV_VAR)
-    else:
-        log.warning("cpsd_%s: data from %s (%d samples)", spec.id, base / spec.id, len(docs["test"]))
-    out = {}
-    for split, rows in docs.items():
-        if rows:
-            out[split] = datasets.Dataset.from_list(rows)
-        else:
-            out[split] = datasets.Dataset.from_list(docs["test"][:1]).select([])
-    return datasets.DatasetDict(out)
-
-
-def _fewshot_sampler_class():
-    from lm_eval.api.samplers import ContextSampler
-
-    class FewshotSampler(ContextSampler):
-        """The harness's default sampler, with a clear error when no ``fewshot.jsonl`` exists."""
-
-        def sample(self, n, eval_doc=None, df=None, **kwargs):
-            if n and not (df or self.df):
-                raise DataError(f"--num_fewshot {n} needs few-shot examples: put them in "
-                                "<data_dir>/<task id>/fewshot.jsonl (same schema as test.jsonl)",
-                                headline="missing few-shot examples")
-            return super().sample(n, eval_doc=eval_doc, df=df, **kwargs)
-
-    return FewshotSampler
-
-
-def __getattr__(name: str):
-    # Built lazily so that importing cpsd_tasks.data does not import lm_eval.
-    if name == "FewshotSampler":
-        return _fewshot_sampler_class()
-    raise AttributeError(name)
