@@ -24,7 +24,7 @@ traceback, before any task is built):
 * the harness's own API backends (``openai-chat-completions``, ``local-chat-completions``,
   ``local-completions``) run as the guarded cpsd ones, same arguments
   (:data:`cpsd_tasks.backends.api.GUARDED_HARNESS_BACKENDS`; one line says so);
-* bad data (:class:`cpsd_tasks.data.DataError`) and an endpoint that fails mid-run
+* bad data (:class:`cpsd_tasks.exceptions.DataError`) and an endpoint that fails mid-run
   (:func:`endpoint_failure`: HTTP error after the retries, timeout, not JSON, lost connection) end
   the run with the problem in one line and no traceback (exit 2 / 1);
 * ``ls`` and ``validate`` are ours (:mod:`cpsd_tasks.cli.check`): cpsd names only, no harness import;
