@@ -79,15 +79,18 @@ def cases() -> list[Case]:
 
     n = 100_000
     out = [
-        Case("IE: unclosed strings (json_repair), 100k", ner("drug_ner"), lambda: _cut('[{"type": "人名", "text": "张', n), 1.0),
-        Case("IE: unclosed strings, RE, 100k", ner("drug_re"), lambda: _cut('[{"type": "人名", "text": "张', n), 1.0),
+        Case("IE: unclosed strings (json_repair), 100k", ner("drug_ner"),
+             lambda: _cut('[{"type": "人名", "text": "张', n), 1.0),
+        Case("IE: unclosed strings, RE, 100k", ner("drug_re"),
+             lambda: _cut('[{"type": "人名", "text": "张', n), 1.0),
         Case("IE: list of quotes, 100k", ner("drug_ner"), lambda: '["' * (n // 2), 1.0),
         Case("IE: 类型:值 line with 100k spaces", ner("drug_ner"), lambda: "人名:a" + " " * n + "b", 1.0),
         Case("IE: RE line with 100k spaces", ner("drug_re"), lambda: "贩卖给:汪某" + " " * n + ",张某", 1.0),
         Case("IE: 100k spaces, no colon", ner("drug_ner"), lambda: " " * n + "汪某", 1.0),
         Case("IE: unclosed fence, 100k", ner("drug_ner"), lambda: "```" + "a" * n, 1.0),
         Case("IE: 答案 prefix runs, 100k", ner("drug_ner"), lambda: "人名:" + "答案" * (n // 2), 1.0),
-        Case("IE: 100k JSON key", ner("drug_ner"), lambda: json.dumps({"答案" * (n // 2): "汪某"}, ensure_ascii=False), 1.0),
+        Case("IE: 100k JSON key", ner("drug_ner"),
+             lambda: json.dumps({"答案" * (n // 2): "汪某"}, ensure_ascii=False), 1.0),
         Case("IE: 5,000 broken fences", ner("drug_ner"), lambda: '```json\n[{"a":\n```\n' * 5000, 1.0),
         Case("IE: 600 entities, valid JSON (17k)", ner("drug_ner"), lambda: _ner_json(600), 2.5),
         Case("IE: 10k unbalanced brackets", ner("drug_ner"), lambda: "[{" * 5000 + "汪某", 2.5),
@@ -98,9 +101,12 @@ def cases() -> list[Case]:
         Case("text_scores, 5,000-character pair", lambda pair: generation.text_scores(*pair), long_pair, 2.0),
     ]
     abcd = {k: k for k in "ABCD"}
-    for label, output in (("A B C D ×12,500", "A B C D " * 12500 + "x"), ("A选项B选项 ×20,000", "A选项B选项" * 20000 + "x"),
-                          ("选项A 选项B ×10,000", "选项A 选项B " * 10000 + "x"), ("A 、 ×25,000", "A 、 " * 25000 + "x"),
-                          ("(A) (B) ×12,500", "(A) (B) " * 12500 + "x"), ("答案是 A、×50,000", "答案是" + "A、" * 50000 + "x"),
+    for label, output in (("A B C D ×12,500", "A B C D " * 12500 + "x"),
+                          ("A选项B选项 ×20,000", "A选项B选项" * 20000 + "x"),
+                          ("选项A 选项B ×10,000", "选项A 选项B " * 10000 + "x"),
+                          ("A 、 ×25,000", "A 、 " * 25000 + "x"),
+                          ("(A) (B) ×12,500", "(A) (B) " * 12500 + "x"),
+                          ("答案是 A、×50,000", "答案是" + "A、" * 50000 + "x"),
                           ("A ×100,000", "A" * 100_000)):
         out.append(Case(f"QA: extract_choices + judge_exam, {label}",
                         lambda t: (extract_choices(t, abcd), judge_exam(t, "A", "多选", abcd)),

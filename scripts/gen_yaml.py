@@ -197,7 +197,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when a YAML differs from the specs or a prompt's labels from tasks.py")
+                        help="write nothing; exit 1 when a YAML differs from the specs or a prompt's labels from "
+                             "tasks.py")
     parser.add_argument("--yaml-dir", type=Path, default=YAML_DIR, help="task folder (default: %(default)s)")
     args = parser.parse_args(argv)
     generated = generate(args.yaml_dir)

@@ -88,7 +88,7 @@ class CpsdHFLM(HFLM):
         """Cap every ``max_gen_toks`` that does not fit the context (module docstring)."""
         groups: dict[tuple[str, int], list] = {}
         for req in requests:
-            ctx, gen_kwargs = req.args[0], req.args[1] if len(req.args) > 1 else {}
+            gen_kwargs = req.args[1] if len(req.args) > 1 else {}
             if not isinstance(gen_kwargs, dict):
                 continue
             raw = next((gen_kwargs[k] for k in ("max_gen_toks", "max_new_tokens", "max_tokens",

@@ -14,7 +14,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from cpsd_tasks.ie.schema import DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATIONS, EXACT_ONLY_TYPES, MIN_FUZZY_LEN, gold_items
+from cpsd_tasks.ie.schema import (DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATIONS, EXACT_ONLY_TYPES, MIN_FUZZY_LEN,
+                                  gold_items)
 from cpsd_tasks.reading.ie_names import UNKNOWN
 from cpsd_tasks.reading.ie_parse import Parsed, parse_output
 from cpsd_tasks.taxonomy import error_class
