@@ -5,7 +5,6 @@ medians over runs and their table rows. Hand-worked inputs; no time is asserted.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 

@@ -107,8 +107,8 @@ def test_own_flags_removed():
 
 def test_requested_reads_cli_over_config(tmp_path):
     config = tmp_path / "run.yaml"
-    config.write_text("tasks: cpsd_clf,cpsd_ie\nmodel: cpsd-openai-chat\nmodel_args: model=gpt-4o,base_url=http://h:1/v1\n",
-                      encoding="utf-8")
+    config.write_text("tasks: cpsd_clf,cpsd_ie\nmodel: cpsd-openai-chat\n"
+                      "model_args: model=gpt-4o,base_url=http://h:1/v1\n", encoding="utf-8")
     ns = argparse.Namespace(config=str(config), tasks=None, model=None, model_args=None)
     assert cli.requested(ns) == (["cpsd_clf", "cpsd_ie"], "cpsd-openai-chat",
                                  {"model": "gpt-4o", "base_url": "http://h:1/v1"})
@@ -126,7 +126,8 @@ def test_connection_failure_found_in_the_chain():
         except OSError as inner:
             raise requests.exceptions.ConnectionError("HTTPConnectionPool(host='127.0.0.1', port=9)") from inner
     except Exception as err:  # noqa: BLE001
-        assert cli.connection_failure(err) == "ConnectionRefusedError: [Errno 111] Connection refused"  # the root cause
+        # the root cause
+        assert cli.connection_failure(err) == "ConnectionRefusedError: [Errno 111] Connection refused"
     assert cli.connection_failure(ValueError("x")) is None
     assert cli.connection_failure(RuntimeError("wrapped")) is None
 

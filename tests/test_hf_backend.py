@@ -472,7 +472,8 @@ def test_accelerate_two_cpu_processes_match_single_process(models, hf_cache, all
     shim.write_text(DP_SHIM, encoding="utf-8")
     accelerate = Path(sys.executable).with_name("accelerate")
     launcher = [str(accelerate), "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-                "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()), str(shim)]
+                "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()),
+                str(shim)]
     run = run_hf(models["base"], [*selection, "cpsd_ll"], tmp_path / "out", hf_cache, chat=False,
                  launcher=launcher, env_extra={"ACCELERATE_USE_CPU": "true"},
                  metadata={"bertscore_model": str(models["bert"]), "bertscore_num_layers": 2})

@@ -105,4 +105,5 @@ def test_yaml_index_equals_the_harness_index():
     ours = local_index()
     assert ours.tasks == harness.tasks and ours.tags == harness.tags
     assert ours.groups == harness.groups
-    assert len(ours.tasks) == len(TASKS) + len(LL_VARIANTS) and set(ours.groups) == {"cpsd", "cpsd_clf", "cpsd_ie", "cpsd_qa", "cpsd_tg"}
+    assert len(ours.tasks) == len(TASKS) + len(LL_VARIANTS) and set(ours.groups) == {"cpsd", "cpsd_clf", "cpsd_ie",
+                                                                                     "cpsd_qa", "cpsd_tg"}

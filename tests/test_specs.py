@@ -68,7 +68,8 @@ def test_ie_tasks_list_only_their_own_types():
 
 
 def test_render_touches_only_the_block():
-    text = "task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\nmetric_list:\n  - {metric: old}\n  # old comment\nmetadata:\n  version: 1.0\n"
+    text = ("task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\nmetric_list:\n  - {metric: old}\n"
+            "  # old comment\nmetadata:\n  version: 1.0\n")
     acc = [specs.Metric("acc", "mean", True), specs.Metric("f1_x", "cpsd_tasks.ie.agg_f1_type", None)]
     new = gen_yaml.render(text, acc)
     assert new == ("task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\n" + gen_yaml.MARKER + "\nmetric_list:\n"
@@ -76,7 +77,8 @@ def test_render_touches_only_the_block():
                    "  - {metric: f1_x, aggregation: !function cpsd_tasks.ie.agg_f1_type, higher_is_better: null}\n"
                    "metadata:\n  version: 1.0\n")
     assert gen_yaml.render(new, acc) == new                      # idempotent
-    assert gen_yaml.render(new, None) == "task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\nmetadata:\n  version: 1.0\n"
+    removed = "task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\nmetadata:\n  version: 1.0\n"
+    assert gen_yaml.render(new, None) == removed
     appended = gen_yaml.render("task: t\ndoc_to_text: |-\n  x\n", acc[:1])
     assert appended == ("task: t\ndoc_to_text: |-\n  x\n" + gen_yaml.MARKER + "\nmetric_list:\n"
                         "  - {metric: acc, aggregation: mean, higher_is_better: true}\n")
