@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
 import json
 import multiprocessing
 import os
@@ -112,7 +113,7 @@ def _items(corpus: str) -> dict[str, dict]:
                 if task == "2-8":
                     item.update(kind="choice", options=doc["options"], question=doc.get("stem") or doc["question"])
                 elif task in ("2-2", "2-3", "2-4", "3-3"):
-                    item.update(kind="label", labels=doc.get("labels") or meta.get("labels"))
+                    item.update(kind="label", labels=doc.get("labels") or meta.get("labels"), text=doc.get("question"))
                 elif task == "2-5":
                     item.update(kind="span")
                 elif task == "2-6":
@@ -164,7 +165,9 @@ def _read(output, item, r, letters_only: bool) -> dict:
         _choice(r, output, item, record, letters_only)
     elif kind == "label":
         labels = item["labels"] or []
-        record["label"] = r["read_label"](output, labels)
+        takes_source = "source" in inspect.signature(r["read_label"]).parameters   # (reader 3 and later)
+        record["label"] = (r["read_label"](output, labels, source=item.get("text")) if takes_source
+                           else r["read_label"](output, labels))
         record["strict"] = r["strict_label"](output, labels)
         record["judgements"] = [list(r["read_judgement"](output, *judge)) for judge in r["judge_sets"]]
     elif kind == "span":

@@ -28,14 +28,16 @@ REALOUT = (ROOT.parent / "shared" / "realout").resolve()
 #: false credits at most)}``: filled in when the reader for these corpora is settled (issue 25's
 #: targets: single ≥ 0.97, multi ≥ 0.95, false credit ≤ 0.5 %). Empty until then.
 PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
-    # reader 2, on the whole graded set of each corpus: (accuracy at least, false credits at most)
-    ("disc", "all", "multi"): (0.949, 8), ("disc", "all", "single"): (0.968, 1),
+    # reader 3, on the whole graded set of each corpus: (accuracy at least, false credits at most)
+    ("disc", "all", "multi"): (0.949, 9), ("disc", "all", "single"): (0.960, 1),
     ("lexeval", "all", "multi"): (0.980, 5), ("lexeval", "all", "single"): (0.966, 7),
-    ("lawbench_tasks", "all", "single"): (0.891, 34), ("lawbench_tasks", "all", "label"): (0.918, 36),
-    # first reads of reader 2 (sets graded while the reader was frozen, read once before use)
+    ("lawbench_tasks", "all", "single"): (0.914, 38), ("lawbench_tasks", "all", "label"): (0.930, 40),
+    # first reads (sets graded while the reader was frozen, read once before use), as reader 3 reads them
     ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
+    ("disc", "disc6", "multi"): (0.953, 1), ("disc", "disc6", "single"): (0.940, 0),
     ("lexeval", "lexeval4", "multi"): (0.972, 0), ("lexeval", "lexeval4", "single"): (0.991, 1),
     ("lexeval", "lexeval5", "multi"): (0.983, 1), ("lexeval", "lexeval5", "single"): (0.983, 2),
+    ("lawbench_tasks", "argument3", "single"): (0.916, 9), ("lawbench_tasks", "labels3", "label"): (0.923, 12),
 }
 
 
@@ -229,9 +231,9 @@ def test_disc_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("disc", cache)
     assert "## disc: plugin vs peer, 6 models" in report and "### disc: reading against the graded set" in report
-    assert scores[("all", "multi")]["plugin"].n == 1125 and scores[("all", "single")]["plugin"].n == 375
-    assert "| all | multi | 1125 | DISC | 0.7467 | 198 | 47 | 40 | 50 (4.4%) |" in report
-    assert _counts(scores[("all", "single")]["DISC"]) == (375, 343, 12, 18, 2, 5)
+    assert scores[("all", "multi")]["plugin"].n == 1275 and scores[("all", "single")]["plugin"].n == 525
+    assert "| all | multi | 1275 | DISC | 0.7412 | 235 | 50 | 45 | 59 (4.6%) |" in report
+    assert _counts(scores[("all", "single")]["DISC"]) == (525, 478, 16, 27, 4, 10)
     # DISC's rule as re-expressed gives, model by model and task by task, the item counts of DISC's own
     # code re-run on these files (disc_peer_recomputed.csv; its published figures differ in 16 of 60)
     import csv
@@ -282,7 +284,7 @@ def test_lawbench_tasks_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lawbench_tasks", cache)
     assert "## lawbench_tasks: plugin vs peer, 34 models" in report and "2-6 not read" in report
-    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 600
+    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 900
     # LawBench's rule on argument1, counted here from the raw outputs: right when the set of A–E
     # letters occurring equals the graded letters
     outputs: dict[str, dict[str, str]] = {}
@@ -295,7 +297,7 @@ def test_lawbench_tasks_audit(audit_run):
                 outputs[row["model"]] = {r["id"]: r["output"] for r in map(json.loads, handle)}
         right += ("".join(sorted(set(outputs[row["model"]][row["id"]]) & set("ABCDE"))) or "NONE") == row["answer"]
     assert scores[("argument1", "single")]["LawBench"].right == right == 170
-    assert _counts(scores[("all", "label")]["LawBench"]) == (600, 473, 96, 1, 30, 21)
+    assert _counts(scores[("all", "label")]["LawBench"]) == (900, 716, 139, 2, 43, 28)
     # LawBench's rules as re-expressed give LawBench's published 2-2, 2-4 and 2-8 for every model
     for row in corpora.model_table(corpus, read):
         if row["group"] != "2-5":
@@ -314,7 +316,7 @@ def test_lawbench_section_and_the_timing_line(audit_run):
 
 
 def test_graded_files_are_well_formed():
-    for name, expected in (("disc", 1500), ("lexeval", 1500), ("lawbench_tasks", 1200)):
+    for name, expected in (("disc", 1800), ("lexeval", 1500), ("lawbench_tasks", 1800)):
         rows = audit.load_graded(ROOT / graded.GRADED_FILES[name])
         assert len(rows) == expected and len({(r["model"], r["id"]) for r in rows}) == expected
         for row in rows:
@@ -323,4 +325,4 @@ def test_graded_files_are_well_formed():
             if "multi" in row or row["id"].startswith("2-8"):
                 assert row["answer"] == "NONE" or re.fullmatch(r"A?B?C?D?E?", row["answer"]) and row["answer"]
     sets = {r["set"] for r in audit.load_graded(ROOT / graded.GRADED_FILES["lawbench_tasks"])}
-    assert sets == {"argument1", "argument2", "labels1", "labels2"}
+    assert sets == {"argument1", "argument2", "argument3", "labels1", "labels2", "labels3"}

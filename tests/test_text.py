@@ -117,6 +117,32 @@ def test_read_label_questions_negations_and_wrappers(raw, labels, expected):
     assert read_label(raw, labels) == expected
 
 
+INCIDENT_TEXT = "报警人称：昨晚在小区门口发生交通事故，一辆电动车撞倒行人后逃离现场，行人腿部受伤。"
+
+
+@pytest.mark.parametrize("raw, expected", [
+    # the label only inside a passage copied from the classified text: nothing named
+    ("报警人称：昨晚在小区门口发生交通事故，一辆电动车撞倒行人后逃离现场。", None),
+    ("昨晚在小区门口发生交通事故，一辆电动车撞倒", None),
+    # the model's own words around it, or the label alone: named
+    ("该警情属于交通事故。", "交通事故"),
+    ("交通事故", "交通事故"),
+    ("[类别]交通事故<eoa>", "交通事故"),
+    # copied, then committed in its own sentence: the own mention names it
+    ("昨晚在小区门口发生交通事故，一辆电动车撞倒行人后逃离现场。因此类别为交通事故", "交通事故"),
+    # copied on one side only (the model's own words after it): named
+    ("小区门口发生交通事故，警方已到场", "交通事故"),
+    # copied mention of one label beside the model's own other label: the own one
+    ("昨晚在小区门口发生交通事故，一辆电动车撞倒行人后逃离现场。我认为是故意伤害", "故意伤害"),
+])
+def test_read_label_skips_mentions_copied_from_the_classified_text(raw, expected):
+    assert read_label(raw, INCIDENT, source=INCIDENT_TEXT) == expected
+
+
+def test_read_label_without_source_reads_copied_mentions():
+    assert read_label("报警人称：昨晚在小区门口发生交通事故，一辆电动车撞倒行人后逃离现场。", INCIDENT) == "交通事故"
+
+
 @pytest.mark.parametrize("raw, expected", [
     ("```json\n诈骗\n```", "诈骗"), ("```\n正常\n```", "正常"), ("<b>诈骗</b>", "诈骗"),
     ("<p>答案：<strong>谣言</strong></p>", "谣言"), ("诈骗\u200b", "诈骗"), ("\ufeff诈骗", "诈骗"),

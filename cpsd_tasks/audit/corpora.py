@@ -106,7 +106,7 @@ def _item(corpus: str, task: str, doc: dict) -> Optional[dict]:
                 "options": doc["options"], "question": doc.get("stem") or doc["question"]}
     if task in LABEL_TASKS:
         return {"kind": "label", "group": task, "gold": doc["gold"], "labels": doc["labels"],
-                "scored": doc["gold"] in doc["labels"]}
+                "scored": doc["gold"] in doc["labels"], "text": doc.get("question", "")}
     if task in SPAN_TASKS:
         return {"kind": "span", "group": task, "gold": doc["gold"]}
     return None
@@ -216,7 +216,7 @@ def read_item(corpus: str, item: dict, output: Optional[str]) -> list:
                             item["question"])
         head = [judged.prediction, judged.correct, judged.reason or judged.rule, is_gold_lines(output, item)]
     elif item["kind"] == "label":
-        label = read_label(output, item["labels"])
+        label = read_label(output, item["labels"], source=item.get("text"))
         head = [label, label == item["gold"], None, False]
     else:
         judged = judge_reading(output, item["gold"], "精确")

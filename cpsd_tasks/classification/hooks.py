@@ -27,7 +27,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     """
     spec = get_task(doc["task"])
     output = results[0] if results else None
-    j = judge(output, doc["label"], spec)
+    j = judge(output, doc["label"], spec, source=doc.get("text"))
     item = MacroItem(doc["label"], j.fuzzy, spec.id)
     acc = float(j.strict == doc["label"])
     from cpsd_tasks.truncation import was_truncated

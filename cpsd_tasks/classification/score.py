@@ -43,19 +43,21 @@ class Judgement:
     error_class: str
 
 
-def judge(output: Optional[str], gold: str, spec: TaskSpec) -> Judgement:
+def judge(output: Optional[str], gold: str, spec: TaskSpec, source: Optional[str] = None) -> Judgement:
     """Judge one classification output (SPEC §4.1, §4.6).
 
     Args:
         output: raw model output (``None`` = missing answer).
         gold: the gold label.
         spec: the task (labels and aliases).
+        source: the doc's text, if known: a label mentioned only inside a passage copied from it
+            names nothing (:func:`cpsd_tasks.reading.labels.read_label`).
 
     Returns:
         A :class:`Judgement`; never raises on model output.
     """
     strict = strict_label(output, spec.labels)
-    fuzzy = strict or read_label(output, spec.labels, spec.aliases)
+    fuzzy = strict or read_label(output, spec.labels, spec.aliases, source=source)
     refusal = fuzzy is None and is_refusal(output)
     return Judgement(
         strict=strict,

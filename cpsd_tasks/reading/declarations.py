@@ -34,12 +34,13 @@ _LABEL_DECLARATION = re.compile(
     # "…错误的是:C:…" and "正确的是：D。" declare; "…正确的是:A:…" may open a copied option list
     rf"|[ \t]*[:：][ \t]*(?P<colon_list>{LETTER_LIST})(?=\s*[:：]|\s*$|\s*[。，,；;!！\n]))"
 )
-# After a declared list: a self-retraction or a question ("答案：A（不对）", "选B吗？"), or the list is where
+# After a declared list: a self-retraction or a question ("答案：A（不对）", "选B吗？"), a hedge ("B or C"), or the list is where
 # the answer is to be found ("答案为A、B、C、D中的一个") — no answer.
 # (Not 错误/有误: "答案：B（错误）" answers a "下列说法错误的是" question.)
 _RETRACTED_RE = re.compile(r" ?[(（]? ?(?:(?:都|均|全|也)?(?:不对|错了)|(?:都|均|全)错)| ?(?:吗|呢|\?|？)"
                            r"| ?(?:是错的|是错误的|还是|或者|或|中没有|中无|中的一个|中的一项|之一|中选)"
-                           r"| ?(?:[两三四五六七八九十几]个(?:选项)?中|中的?(?:任|一|[A-Z])|/)")
+                           r"| ?(?:[两三四五六七八九十几]个(?:选项)?中|中的?(?:任|一|[A-Z])|/)"
+                           r"|[ \t]+or[ \t]+(?:(?i:option|choice)[ \t]+)?\(?[A-Z]\b")   # "option B or option C": a hedge
 # Right before a declaration: a negation ("不选C", "不应选A", "排除B", "答案不是B"), an example
 # ("例如[正确答案]A"), or a list of wrong answers ("错误答案：A,B,C") — the declaration is skipped.
 _SKIP_BEFORE = re.compile(r"(?:不|非|不是|并非|像|排除|错选|误选|(?<!错)误|别|不能|不会|不应|不要|不可|例如|比如|譬如|例|如|e\.g\.|for example"

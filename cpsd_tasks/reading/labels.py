@@ -27,7 +27,7 @@ _DECLARED_HEAD = (f"(?:{alternatives(LABEL_HEADS)}|" r"(?:回答|答)\s*[:：])"
 
 
 def read_label(text: Optional[str], labels: Iterable[str],
-               aliases: Optional[Mapping[str, str]] = None) -> Optional[str]:
+               aliases: Optional[Mapping[str, str]] = None, source: Optional[str] = None) -> Optional[str]:
     """Read the one label a free-text answer names (SPEC §4.1 ``acc_fuzzy``).
 
     Rules: an explicit declaration ("结论：谣言", "答案是积极"; the last one, not negated) names
@@ -37,6 +37,9 @@ def read_label(text: Optional[str], labels: Iterable[str],
     ``谣言``). A mention preceded by a negation ("不是诈骗", "并非谣言", "非诈骗", "不太可能是诈骗")
     does not name its label; in a two-label task it names the other label instead. A mention that
     is part of a question or of another word ("是否是诈骗", "正确与否", "反诈骗宣传") names nothing.
+    A mention inside a passage copied from the text that was classified (``source``: the
+    :data:`COPIED_WINDOW` characters on each side of it are there too, "…借款期限两年，拒绝支付利息，原告多次…")
+    names nothing: the model is repeating the input, not answering (docs/answer_reading.md, labels).
     If the remaining mentions name exactly one distinct label, that label is returned; zero or
     several different labels give ``None``.
 
@@ -44,6 +47,7 @@ def read_label(text: Optional[str], labels: Iterable[str],
         text: raw model output or ``None``.
         labels: the task's canonical labels.
         aliases: optional extra surface forms -> canonical label.
+        source: the text the model was asked to classify, if known.
 
     Returns:
         One canonical label, or ``None`` when no single label can be read.
@@ -59,6 +63,7 @@ def read_label(text: Optional[str], labels: Iterable[str],
         return declared
     # Longest surface form first; claim character spans so shorter forms inside them are skipped.
     taken = [False] * len(answer)
+    copied_from = squeeze_spaces(normalize(source)) if source else ""
     named: set[str] = set()
     for form in sorted(forms, key=len, reverse=True):
         for match in re.finditer(re.escape(form), answer):
@@ -69,7 +74,8 @@ def read_label(text: Optional[str], labels: Iterable[str],
                 taken[i] = True
             label = forms[form]
             if (any(answer.endswith(word, 0, start) for word in NAMES_NOTHING_BEFORE)
-                    or any(answer.startswith(word, end) for word in NAMES_NOTHING_AFTER)):
+                    or any(answer.startswith(word, end) for word in NAMES_NOTHING_AFTER)
+                    or _in_copied_passage(answer, start, end, copied_from)):
                 continue
             negated = any(answer.endswith(neg, 0, start) for neg in NEGATIONS)
             if negated:
@@ -78,6 +84,19 @@ def read_label(text: Optional[str], labels: Iterable[str],
                 continue
             named.add(label)
     return named.pop() if len(named) == 1 else None
+
+
+#: Characters on each side of a label mention that must also be in the classified text for the
+#: mention to count as copied from it (:func:`read_label`).
+COPIED_WINDOW = 6
+
+
+def _in_copied_passage(answer: str, start: int, end: int, source: str) -> bool:
+    """Whether ``answer[start:end]`` sits inside a passage of ``source`` (both in the searched form):
+    :data:`COPIED_WINDOW` characters on each side of it, and it, are a substring of ``source``."""
+    if not source or start < COPIED_WINDOW or end + COPIED_WINDOW > len(answer):
+        return False
+    return answer[start - COPIED_WINDOW:end + COPIED_WINDOW] in source
 
 
 def strict_label(text: Optional[str], labels: Iterable[str]) -> Optional[str]:

@@ -570,7 +570,12 @@ def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str, list
     options, ``listed`` being them written out as :attr:`Context.listed` holds them). A question marker that introduces
     another question ("案件：<a case the model made up>") starts one even as the first words;
     without the stem, first words don't."""
-    if "〖" in marker.group(0) or re.search(r"角色|任务|输入|约束|请从", marker.group(0)):
+    if "〖" in marker.group(0):
+        # an echoed instruction after a copy of this question (and nothing else) is not another
+        # exchange when the model's own text follows it, not the question again ("〖指令〗<the stem>
+        # A:…D:…〖指令〗本题考查…本题选C")
+        return first or _echo_then_own_text(turn, marker, stem, listed)
+    if re.search(r"角色|任务|输入|约束|请从", marker.group(0)):
         return first
     if "请问" in marker.group(0):
         return True                          # ("请问：…": another exchange only after an answer, see the caller)
@@ -581,6 +586,18 @@ def _opens_no_exchange(turn: str, marker: re.Match, first: bool, stem: str, list
     if stem:
         return _restates(turn, marker.end(), stem)
     return first
+
+
+def _echo_then_own_text(turn: str, marker: re.Match, stem: str, listed: str) -> bool:
+    """Whether the text since the previous echoed instruction is only a copy of this question (its stem
+    and options, ``listed`` as :attr:`Context.listed` holds them) and what follows the echo ``marker``
+    is not the question again."""
+    if not stem or _restates(turn, marker.end(), stem):
+        return False
+    since = turn.rfind("〖", 0, marker.start())
+    copied = plain_text(turn[since + 1 if since >= 0 else 0:marker.start()]).replace("指令", "", 1)
+    copied = copied.replace(stem, "", 1).replace(listed, "", 1) if listed else copied.replace(stem, "", 1)
+    return len(copied) <= 4
 
 
 def _restates(text: str, position: int, stem: str) -> bool:

@@ -48,10 +48,11 @@ QUESTION_MARKER = re.compile(
     r"|请从以下选项中|请从下列选项中|请阅读(?:以下|下列|下面)(?:文本|材料|文字|案例)?并回答",
 )
 #: An echo of a prompt's answer-format instruction (LawBench's "请你运用法律知识…从A,B,C,D中选出…
-#: 例如[正确答案]A<eoa>。请你严格按照这个格式回答。"): its example answer is no answer, and the
+#: 例如[正确答案]A<eoa>。请你严格按照这个格式回答。", "请你根据给定的一个诉方观点，从A,B,C,D,E五个…",
+#: any short lead of one clause before "从A,"): its example answer is no answer, and the
 #: echo marks where a copy of the prompt starts. :func:`mark_echoes` replaces it with "〖指令〗".
 INSTRUCTION_ECHO = re.compile(
-    r"请你?(?:运用法律知识)?(?:分析下列案件[,，]?)?(?:从|选择)\s*A\s*[,，、][^\n]{0,160}?请你?严格按照这个格式回答[。.]?"
+    r"请你?(?:[^\n。!！?？]{0,30}?[,，]?)?(?:从|选择)\s*A\s*[,，、][^\n]{0,160}?请你?严格按照这个格式回答[。.]?"
 )
 
 
