@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 class DataError(ValueError):
-    """Bad data: the message names file, line, field and what was expected (SPEC §3).
+    """Bad data: the message names file, line, field and what was expected (docs/data.md#record-format).
 
     Attributes:
         headline: what kind of problem this is, for the one-line heading ``cpsd-eval`` prints

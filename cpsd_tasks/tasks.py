@@ -1,6 +1,7 @@
 """The twelve CPSDBench tasks: one registry that data validation, metrics and the baseline share.
 
-Source: SPEC.md §2 (tasks, labels, primary metrics) and §3 (fields). Every other module looks a
+Documented in docs/metrics.md#tasks-groups-and-primary-metrics (tasks, labels, primary metrics) and
+docs/data.md#record-format (fields). Every other module looks a
 task up here instead of repeating its labels or fields: the metrics of each task are declared from
 these labels in :mod:`cpsd_tasks.specs` (and written into the YAMLs by ``scripts/gen_yaml.py``);
 the prompts' hand-written label lists are checked against them (``gen_yaml.py --check``).
@@ -19,10 +20,10 @@ class TaskSpec:
     Attributes:
         id: task id as used in data folders (``sentiment``); the harness task is ``cpsd_<id>``.
         kind: one of ``classification``, ``ner``, ``re``, ``reading``, ``exam``, ``generation``.
-        dimension: the paper's dimension: ``clf``, ``ie``, ``qa`` or ``tg`` (SPEC §2 groups).
+        dimension: the paper's dimension: ``clf``, ``ie``, ``qa`` or ``tg`` (docs/metrics.md#groups).
         labels: the closed label set (classification labels, entity types, relation names, or
             question types for the QA tasks); empty for generation.
-        primary_metric: the metric the paper reports first (SPEC §2 table).
+        primary_metric: the metric the paper reports first (docs/metrics.md#tasks-groups-and-primary-metrics).
         paper_size: number of samples in the paper's private set.
         aliases: extra surface forms mapped to a label by the fuzzy label reader
             (e.g. ``正面`` -> ``积极``). Documented in README ("Answer parsing").
@@ -71,9 +72,9 @@ TASKS: dict[str, TaskSpec] = {
     )
 }
 
-#: Answers a 判断 question of case_reading may have (SPEC §3).
+#: Answers a 判断 question of case_reading may have (docs/data.md#record-format).
 READING_JUDGE_LABELS: tuple[str, ...] = ("是", "否", "未知")
-#: Answers a 判断 question of police_exam may have (SPEC §3).
+#: Answers a 判断 question of police_exam may have (docs/data.md#record-format).
 EXAM_TF_LABELS: tuple[str, ...] = ("正确", "错误")
 
 

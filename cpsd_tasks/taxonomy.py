@@ -1,4 +1,4 @@
-"""Error taxonomy of a scored sample (SPEC.md §4.6, the paper's section 4.2).
+"""Error taxonomy of a scored sample (docs/metrics.md#error-classes, the paper's section 4.2).
 
 One function, :func:`error_class`, decides the class from four facts that every task's judge
 computes anyway, so metrics and the error analysis can never disagree.
@@ -12,7 +12,7 @@ ERROR_CLASSES: tuple[str, ...] = ("correct", "format", "content", "instruction",
 
 
 def error_class(*, strict_correct: bool, lenient_correct: bool, parsed: bool, refused: bool) -> str:
-    """Put one scored sample in its SPEC §4.6 class.
+    """Put one scored sample in its error class (docs/metrics.md#error-classes).
 
     Args:
         strict_correct: correct under the strict rule (e.g. ``acc``: output equals the label).

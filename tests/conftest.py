@@ -37,7 +37,7 @@ def load_script(name: str) -> Any:
 def bench() -> Any:
     """``scripts/bench.py`` as a module (tests patch its functions with ``monkeypatch``)."""
     return load_script("bench")
-#: Real public stand-in data (SPEC §1); present in CI, maybe not on a user's machine.
+#: Real public stand-in data (docs/data.md#public-stand-in-data); present in CI, maybe not on a user's machine.
 SHARED_DATA = (ROOT.parent / "shared" / "data").resolve()
 needs_shared_data = pytest.mark.skipif(
     not SHARED_DATA.is_dir(),

@@ -326,3 +326,54 @@ def test_graded_files_are_well_formed():
                 assert row["answer"] == "NONE" or re.fullmatch(r"A?B?C?D?E?", row["answer"]) and row["answer"]
     sets = {r["set"] for r in audit.load_graded(ROOT / graded.GRADED_FILES["lawbench_tasks"])}
     assert sets == {"argument1", "argument2", "argument3", "labels1", "labels2", "labels3"}
+
+
+# --------------------------------------------------------------------------- the docs block (--into)
+
+_REPORT = """# lawbench
+
+## Reading against the human-graded set
+
+| set | items | reader | accuracy | false credit | missed | wrong letters | score changed |
+|---|---:|---|---:|---:|---:|---:|---:|
+| heldout1 | 300 | plugin | 0.9867 | 0 | 4 | 0 | 0 |
+| heldout19 | 300 | plugin | 0.9967 | 0 | 0 | 1 | 0 |
+| all | 600 | plugin | 0.9917 | 0 | 4 | 1 | 0 |
+
+## disc: plugin vs peer, 6 models
+
+| model | group | items | plugin |
+|---|---|---:|---:|
+| all | multi | 9 | 0.5 |
+
+Replies that are exactly the gold options' lines (…): 多选 3 of 4 (75.0%).
+
+### disc: reading against the graded set
+
+| set | split | items | reader | accuracy | false credit | missed | wrong | score changed |
+|---|---|---:|---|---:|---:|---:|---:|---:|
+| disc1 | multi | 2 | plugin | 0.5000 | 1 | 0 | 0 | 1 (50.0%) |
+| disc4 | multi | 2 | plugin | 1.0000 | 0 | 0 | 0 | 0 (0.0%) |
+| all | multi | 4 | plugin | 0.7500 | 1 | 0 | 0 | 1 (25.0%) |
+
+Audit of 2 corpora in 1.0 s (reader version 9; no BERTScore)."""
+
+
+def test_docs_block_keeps_the_all_rows_and_the_first_reads(tmp_path):
+    from cpsd_tasks.audit.tables import BLOCK_END, docs_block, write_block
+
+    block = docs_block(_REPORT, {"heldout19": "1", "disc4": "2"}, "doc.md")
+    rows = [line.split("|")[1].strip() for line in block.splitlines() if line.startswith("| ") and "set" not in line]
+    # the per-model table's "all" row is not a graded row: left out; kinds and timing lines kept
+    assert rows == ["all", "all", "heldout19", "disc4"]
+    assert "(heldout19: reader 1, disc4: reader 2)" in block and "多选 3 of 4 (75.0%)." in block
+    assert block.splitlines()[-2] == "Audit of 2 corpora in 1.0 s (reader version 9; no BERTScore)."
+    doc = tmp_path / "doc.md"
+    doc.write_text("intro\n<!-- figures: begin — printed by `cpsd-audit-reading --into doc.md`; x -->\nSTALE FIGURES\n"
+                   f"{BLOCK_END}\nafter\n", encoding="utf-8")
+    write_block(doc, block)
+    text = doc.read_text(encoding="utf-8")
+    assert text.startswith("intro\n<!-- figures: begin") and text.endswith(f"{BLOCK_END}\nafter\n") and "STALE FIGURES" not in text
+    doc.write_text("no block here\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="doc.md: no"):
+        write_block(doc, block)

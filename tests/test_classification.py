@@ -1,4 +1,4 @@
-"""Classification judgement, per-sample metrics and macro P/R/F1 (SPEC §4.1, §4.6)."""
+"""Classification judgement, per-sample metrics and macro P/R/F1 (docs/metrics.md#classification)."""
 
 import pytest
 

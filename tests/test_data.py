@@ -1,4 +1,4 @@
-"""Data validation and loading (SPEC §3): every bad-data case raises one clear error."""
+"""Data validation and loading (docs/data.md#record-format): every bad-data case raises one clear error."""
 
 import json
 from pathlib import Path
@@ -257,7 +257,7 @@ def test_check_tasks_reports_every_problem_of_every_task_uncapped(tmp_path):
     assert errs[1].problems == [f"{few}:1: field 'text': expected a few-shot example that is not a test doc, got the "
                                 f"text of {tmp_path / 'sentiment' / 'test.jsonl'}:1 (id 't1')"]
     assert errs[2].problems == [f"{tmp_path / 'drug_re' / 'test.jsonl'}: file not found; expected the drug_re data as "
-                                f"<data_dir>/drug_re/test.jsonl (SPEC §3)"]
+                                f"<data_dir>/drug_re/test.jsonl (record format: docs/data.md)"]
     counts, errs = check_tasks(["rumor", "sentiment"], str(DEMO_DIR))
     assert errs == [] and counts == {"rumor": 20, "sentiment": len(load_task_docs("sentiment")["test"])}
 

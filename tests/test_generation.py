@@ -1,4 +1,4 @@
-"""Text generation tasks (SPEC §4.5): BLEU/ROUGE values checked by hand, the rouge-chinese
+"""Text generation tasks (docs/metrics.md#text-generation): BLEU/ROUGE values checked by hand, the rouge-chinese
 equivalence, BERTScore with a tiny random local BERT, the LEAD baseline, re-scoring, and the
 real CLI on the embedded demo data."""
 

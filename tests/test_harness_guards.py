@@ -323,7 +323,7 @@ def test_run_reports_every_data_problem_of_every_task_before_any_request(tmp_pat
                          f"{ner}:1: field 'entities[0].type': expected one of 人名/时间/地点/毒品类型/毒品数量, "
                          "got '毒品'",
                          f"{data / 'fraud_ner' / 'test.jsonl'}: file not found; expected the fraud_ner data as "
-                         f"<data_dir>/fraud_ner/test.jsonl (SPEC §3)"]
+                         f"<data_dir>/fraud_ner/test.jsonl (record format: docs/data.md)"]
     assert srv.payloads == []
     assert str(DEMO_DIR) not in proc.stderr
 

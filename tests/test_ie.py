@@ -1,4 +1,5 @@
-"""Information extraction (SPEC §4.2): parser table, hand-worked hybrid metric cases, end-to-end runs."""
+"""Information extraction (docs/metrics.md#information-extraction): parser table, hand-worked hybrid metric
+cases, end-to-end runs."""
 
 from __future__ import annotations
 

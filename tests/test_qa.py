@@ -1,4 +1,5 @@
-"""QA tasks (SPEC §4.3, §4.4): answer reading, span rules, per-type and total scores, baseline, e2e."""
+"""QA tasks (docs/metrics.md#question-answering): answer reading, span rules, per-type and total scores,
+baseline, e2e."""
 
 import json
 import math
@@ -152,7 +153,7 @@ GOLD_PLACE = "广州市白云区一出租屋内"          # 11 characters
 @pytest.mark.parametrize("output, gold, expected", [
     # similarity 1 - 1/11 = 0.909 (one deletion)
     ("广州市白云区出租屋内", GOLD_PLACE, True),
-    # contained in the gold (SPEC: one contains the other)
+    # contained in the gold (docs/metrics.md#case-reading: one contains the other)
     ("广州市", GOLD_PLACE, True),
     # contains the gold, 19 <= 2*11 characters
     ("陈某甲在广州市白云区一出租屋内被抓获", GOLD_PLACE, True),
@@ -292,7 +293,7 @@ PAPER = json.loads((ROOT.parent / "shared" / "reference" / "paper_results.json")
 
 READING_KEYS = {"判断": "judge", "精确": "exact", "模糊": "fuzzy"}
 EXAM_KEYS = {"判断": "true_false", "单选": "single_choice", "多选": "multi_choice"}
-PAPER_COUNTS = {"判断": 70, "精确": 70, "模糊": 60}   # the paper's per-type counts (SPEC §2)
+PAPER_COUNTS = {"判断": 70, "精确": 70, "模糊": 60}   # the paper's per-type counts (docs/metrics.md)
 EXAM_COUNTS = {"判断": 70, "单选": 70, "多选": 60}
 
 

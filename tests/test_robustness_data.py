@@ -1,4 +1,4 @@
-"""Robustness: bad and odd data files (SPEC §3), beyond the cases of tests/test_data.py (issue 8).
+"""Robustness: bad and odd data files (docs/data.md#record-format), beyond the cases of tests/test_data.py (issue 8).
 
 Every case asserts the exact outcome: either the file is accepted and the records are what the
 file says, or a ``DataError`` names ``file:line: field '…'`` and what was expected.
@@ -215,7 +215,7 @@ def test_duplicate_entities_are_kept(tmp_path):
 
 
 def test_tf_question_with_options_is_accepted(tmp_path, monkeypatch, hf_home):
-    """SPEC says options are empty for 判断; options given anyway are kept, not an error."""
+    """Options are empty for 判断 (docs/data.md#record-format); options given anyway are kept, not an error."""
     monkeypatch.setenv("HF_HOME", str(hf_home))
     write(tmp_path, "police_exam", (j({"id": "1", "question": "q", "options": {"B": "y", "A": "x"}, "answer": "正确",
                                        "qtype": "判断"}) + "\n" +

@@ -80,7 +80,7 @@ def tasks():
     """All twelve tasks built by the harness from their YAMLs (demo data, BERTScore off)."""
     tm = cpsd_tasks.task_manager(metadata={"bertscore_model": "none"})
     built = tm.load(NAMES)["tasks"]
-    assert sorted(built) == sorted(NAMES), "every task of SPEC §2 must build from its YAML"
+    assert sorted(built) == sorted(NAMES), "every task of docs/metrics.md must build from its YAML"
     return built
 
 

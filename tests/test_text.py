@@ -1,4 +1,5 @@
-"""Normalisation, <think> removal, refusals and the fuzzy/strict label readers (SPEC §4, §4.1)."""
+"""Normalisation, <think> removal, refusals and the fuzzy/strict label readers (docs/metrics.md#normalisation
+and #classification)."""
 
 import pytest
 

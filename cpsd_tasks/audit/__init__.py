@@ -58,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--graded", type=Path, default=DEFAULT_GRADED, help="graded single-choice set of lawbench")
     parser.add_argument("--models", nargs="*", help="only these models (file stems)")
     parser.add_argument("--out", type=Path, help="also write the report (Markdown) and lawbench rows (JSON) here")
+    parser.add_argument("--into", type=Path, metavar="FILE",
+                        help="also write the graded figures into FILE's figures block (docs/answer_reading.md)")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                         help=f"the reading cache folder (default ./{DEFAULT_CACHE})")
     parser.add_argument("--no-cache", action="store_true", help="read everything again, write no cache")
@@ -74,8 +76,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``cpsd-audit-reading`` (and ``scripts/audit_reading.py``).
 
     Returns:
-        Exit code: 0; 2 when an explicitly named lawbench folder, or every corpus, is missing (one
-        line on stderr); 1 when the judge's endpoint failed.
+        Exit code: 0; 2 when an explicitly named lawbench folder, or every corpus, is missing, or the
+        ``--into`` file has no figures block (one line on stderr); 1 when the judge's endpoint failed.
     """
     parser = _parser()
     args = parser.parse_args(argv)
@@ -113,6 +115,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "audit.md").write_text(report + "\n", encoding="utf-8")
+    if args.into:
+        from cpsd_tasks.audit.graded import FIRST_READS
+        from cpsd_tasks.audit.tables import docs_block, write_block
+
+        try:
+            write_block(args.into, docs_block(report, FIRST_READS, f"{args.into}"))
+        except (OSError, ValueError) as err:
+            print(f"cpsd-audit-reading: {err}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -1,7 +1,7 @@
 """The LawBench corpus of the reading audit (``cpsd-audit-reading``, :mod:`cpsd_tasks.audit`).
 
 Reads the LawBench real-output corpus (``../shared/realout/lawbench``: 34 models' answers to
-1,000 single-choice questions and 500 summaries, in the SPEC schema) and prints:
+1,000 single-choice questions and 500 summaries, in the tasks' record format) and prints:
 
 1. **The graded set** — for each human-graded item (``tests/data/graded_single_choice.jsonl``:
    model, item id and the letters two graders read, a third settling disagreements; no outputs),
@@ -282,7 +282,8 @@ def model_rows(corpus: Corpus, workers: Optional[int] = None) -> list[dict]:
 
 
 def rouge_l_word(hypothesis: str, reference: str, cache: Optional[dict[str, list[str]]] = None) -> float:
-    """``rougeL_word`` of one pair (SPEC §4.5), as :func:`cpsd_tasks.generation.text_scores` computes
+    """``rougeL_word`` of one pair (docs/metrics.md#text-generation), as :func:`cpsd_tasks.generation.text_scores`
+    computes
     it (jieba words, rouge-chinese ROUGE-L F), without the other five metrics. Raises nothing.
 
     Args:

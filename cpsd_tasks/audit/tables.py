@@ -101,3 +101,57 @@ def _gold_lines(rows: list[dict]) -> list[str]:
         return []
     return ["", "Replies that are exactly the gold options' lines (one line per gold letter, the letter and the "
             "option's own text), credited by the plugin: " + "; ".join(parts) + "."]
+
+
+#: The marker that opens the block ``cpsd-audit-reading --into FILE`` writes (closed by :data:`BLOCK_END`).
+BLOCK_BEGIN = "<!-- figures: begin — printed by `cpsd-audit-reading --into"
+BLOCK_END = "<!-- figures: end -->"
+
+
+def _table_rows(report: str, keep) -> list[str]:
+    """The graded tables of ``report`` cut to the rows whose set ``keep`` accepts: each table's title
+    (a ``#`` line above it), header and kept rows."""
+    out: list[str] = []
+    title = ""
+    for line in report.splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("# ")
+        elif line.startswith("| set |") or line.startswith("|---"):
+            if line.startswith("| set |") and "graded" in title.lower():
+                out += ["", f"{title}:", "", line]
+            elif out and out[-1].startswith("| set |"):
+                out.append(line)
+        elif line.startswith("| ") and out and "graded" in title.lower() and keep(line.split("|")[1].strip()):
+            out.append(line)
+    return out
+
+
+def docs_block(report: str, first_reads: dict[str, str], command: str) -> str:
+    """The figures block of docs/answer_reading.md, cut from a ``cpsd-audit-reading`` report: every
+    corpus's graded rows for all sets, the sets read first by a frozen reader (and which), the lines on
+    replies that are exactly the gold options' lines, and the run's timing line."""
+    lines = [f"{BLOCK_BEGIN} {command}`; regenerate them, never edit by hand -->",
+             "Graded figures of all sets together, per corpus (the reader as installed):"]
+    lines += _table_rows(report, lambda name: name == "all")
+    lines += ["", "Sets read first by a frozen reader (" + ", ".join(f"{name}: reader {version}" for name, version
+                                                                     in first_reads.items()) + "), as read now:"]
+    lines += _table_rows(report, lambda name: name in first_reads)
+    lines += [""] + [line for line in report.splitlines() if line.startswith("Replies that are exactly")]
+    lines += [""] + [line for line in report.splitlines() if line.startswith("Audit of ")]
+    return "\n".join(lines + [BLOCK_END])
+
+
+def write_block(path, block: str) -> None:
+    """Replace the block between :data:`BLOCK_BEGIN` … :data:`BLOCK_END` in the file at ``path`` by ``block``.
+
+    Raises:
+        ValueError: the file holds no such block (one line naming the file).
+    """
+    from pathlib import Path
+
+    text = Path(path).read_text(encoding="utf-8")
+    start = text.find(BLOCK_BEGIN)
+    end = text.find(BLOCK_END, start)
+    if start < 0 or end < 0:
+        raise ValueError(f"{path}: no '{BLOCK_BEGIN} …' … '{BLOCK_END}' block to fill")
+    Path(path).write_text(text[:start] + block + text[end + len(BLOCK_END):], encoding="utf-8")

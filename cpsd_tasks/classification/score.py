@@ -1,4 +1,4 @@
-"""Classification tasks: per-sample judgement and the macro scores (SPEC.md §4.1).
+"""Classification tasks: per-sample judgement and the macro scores (docs/metrics.md#classification).
 
 Metrics of ``cpsd_sentiment``, ``cpsd_rumor``, ``cpsd_fraud_detection`` and
 ``cpsd_incident_classification``:
@@ -34,7 +34,8 @@ class Judgement:
         strict: label the output equals exactly, else ``None``.
         fuzzy: label read from the free text, else ``None``.
         refusal: the output refuses or is empty and names no label.
-        error_class: SPEC §4.6 class (``correct``/``format``/``content``/``instruction``/``refusal``).
+        error_class: the error class (``correct``/``format``/``content``/``instruction``/``refusal``;
+            docs/metrics.md#error-classes).
     """
 
     strict: Optional[str]
@@ -44,7 +45,7 @@ class Judgement:
 
 
 def judge(output: Optional[str], gold: str, spec: TaskSpec, source: Optional[str] = None) -> Judgement:
-    """Judge one classification output (SPEC §4.1, §4.6).
+    """Judge one classification output (docs/metrics.md#classification, docs/metrics.md#error-classes).
 
     Args:
         output: raw model output (``None`` = missing answer).
@@ -82,7 +83,7 @@ def macro_prf(items: Sequence[Sequence[Any]]) -> tuple[float, float, float]:
 
     Returns:
         ``(precision, recall, f1)``, each in [0, 1]; ``(0, 0, 0)`` for no items. Classes are the
-        task's labels (SPEC §2) whether or not they occur; a class with no prediction has
+        task's labels whether or not they occur; a class with no prediction has
         precision 0 (``zero_division=0``); ``None`` predictions count as misses of the gold class.
     """
     import numpy as np

@@ -1,5 +1,5 @@
-"""Find, validate and load a task's JSONL files (SPEC.md §3); the checks of each record kind are
-:mod:`cpsd_tasks.data.records`.
+"""Find, validate and load a task's JSONL files (docs/data.md#record-format); the checks of each
+record kind are :mod:`cpsd_tasks.data.records`.
 
 Resolution order of the data directory (first that is set wins):
 
@@ -76,7 +76,7 @@ def read_jsonl_lines(path: Path, task_id: str, max_reported: Optional[int] = MAX
     """Read and validate one task file, keeping each record's line number.
 
     Args:
-        path: a JSONL file in the SPEC §3 schema of ``task_id``.
+        path: a JSONL file in the record format of ``task_id`` (docs/data.md#record-format).
         task_id: task id (``sentiment`` or ``cpsd_sentiment``).
         max_reported: problems written into the message (``None``: all); the error's
             ``problems`` always holds every one.
@@ -95,7 +95,7 @@ def read_jsonl_lines(path: Path, task_id: str, max_reported: Optional[int] = MAX
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: file not found; expected the {spec.id} data "
-                        f"as <data_dir>/{spec.id}/{path.name} (SPEC §3)")
+                        f"as <data_dir>/{spec.id}/{path.name} (record format: docs/data.md)")
     raw = path.read_bytes()
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]

@@ -1,4 +1,4 @@
-"""What valid data is: the fields of each record kind and the check of each (SPEC.md §3).
+"""What valid data is: the fields of each record kind and the check of each (docs/data.md#record-format).
 
 One short check per record kind (``classification``, ``ner``, ``re``, ``reading``, ``exam``,
 ``generation``), each adding ``<file>:<line>: field '<name>': expected …, got …`` problems to a

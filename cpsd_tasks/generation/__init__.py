@@ -1,4 +1,4 @@
-"""Text generation tasks: BERTScore, character/word BLEU and ROUGE (SPEC §4.5).
+"""Text generation tasks: BERTScore, character/word BLEU and ROUGE (docs/metrics.md#text-generation).
 
 Metrics of ``cpsd_case_summary``, ``cpsd_case_report`` and ``cpsd_legal_analysis``:
 
@@ -13,7 +13,7 @@ Metrics of ``cpsd_case_summary``, ``cpsd_case_report`` and ``cpsd_legal_analysis
 * ``rouge1_char`` / ``rougeL_char`` / ``rouge1_word`` / ``rougeL_word`` — rouge-chinese F on
   space-joined characters / jieba tokens, averaged over samples (see :func:`rouge_f` for how the
   LCS is computed fast while the values stay identical to ``rouge_chinese.Rouge().get_scores``);
-* ``score`` — equals ``bertscore_f1`` (the paper's TG metric, SPEC §2); NaN when BERTScore is
+* ``score`` — equals ``bertscore_f1`` (the paper's TG metric); NaN when BERTScore is
   missing (see below), never a stand-in metric and never 0;
 * ``empty_rate`` — share of outputs with nothing to score (empty, whitespace, or an unclosed
   ``<think>``); they score 0 on every metric;
@@ -25,7 +25,7 @@ Both sides are cleaned first: ``<think>`` removal (:func:`cpsd_tasks.reading.pre
 unclosed ``<think>`` leaves nothing) and stripping of surrounding whitespace; for BLEU and ROUGE
 also Unicode NFKC (full-width to half-width, so ``５００元`` matches ``500元``). BERTScore reads the
 text as written (BERT has its own vocabulary for full-width forms). The label-oriented parts of
-SPEC §4 normalisation (answer-prefix and edge-punctuation removal) are not applied to prose.
+normalisation (docs/metrics.md#normalisation: answer-prefix and edge-punctuation removal) are not applied to prose.
 
 BERTScore options (per run; ``--metadata`` wins over the environment):
 

@@ -1,4 +1,4 @@
-"""BERTScore F1 of the generation tasks (SPEC §4.5): the model and batched scoring.
+"""BERTScore F1 of the generation tasks (docs/metrics.md#text-generation): the model and batched scoring.
 
 ``bertscore_f1`` is BERTScore F1 (bert-score), default ``bert-base-chinese`` at layer 8, no
 baseline rescaling, no idf (options: :mod:`cpsd_tasks.generation.settings`). All the state of a

@@ -1,12 +1,12 @@
-"""Harness hooks of the three generation tasks (SPEC §4.5): what the task YAMLs name.
+"""Harness hooks of the three generation tasks (docs/metrics.md#text-generation): what the task YAMLs name.
 
 ``process_results`` and the aggregations ``agg_bertscore_f1``, ``agg_score`` and
 ``agg_bertscore_config`` are named in ``cpsd_tasks/yaml/_tg_template_yaml`` as
 ``!function cpsd_tasks.generation.<name>``; the six text metrics, ``empty_rate`` and
 ``truncated_rate`` use the harness's ``mean``. The harness writes each hook's source into the
-results JSON (``configs``), so their text (docstrings included) is kept as it was.
+results JSON (``configs``): a change of their text (docstrings included) changes that file.
 
-* ``score`` — equals ``bertscore_f1`` (the paper's TG metric, SPEC §2); NaN when BERTScore is
+* ``score`` — equals ``bertscore_f1`` (the paper's TG metric); NaN when BERTScore is
   missing, never a stand-in metric and never 0;
 * ``empty_rate`` — share of outputs with nothing to score (empty, whitespace, or an unclosed
   ``<think>``); they score 0 on every metric;
@@ -29,12 +29,13 @@ from cpsd_tasks.reading.turns import written_turn
 from cpsd_tasks.taxonomy import reading
 from cpsd_tasks.tasks import get_task
 
-#: Every reported metric (SPEC §4.5 plus ``score``, ``empty_rate`` and ``bertscore_config``).
+#: Every reported metric (docs/metrics.md#text-generation): the paper's, ``score``, ``empty_rate`` and
+#: ``bertscore_config``.
 METRICS: tuple[str, ...] = ("bertscore_f1", *TEXT_METRICS, "score", "empty_rate", "bertscore_config")
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> dict[str, Any]:
-    """lm-eval ``process_results`` for the three generation tasks (SPEC §4.5).
+    """lm-eval ``process_results`` for the three generation tasks (docs/metrics.md#text-generation).
 
     Args:
         doc: a doc from :func:`cpsd_tasks.data.harness_dataset` (needs ``task`` and ``reference``).

@@ -1,4 +1,4 @@
-"""BLEU and ROUGE of one pair (SPEC §4.5): the six per-sample text metrics.
+"""BLEU and ROUGE of one pair (docs/metrics.md#text-generation): the six per-sample text metrics.
 
 * ``bleu_char`` / ``bleu_word`` — sacrebleu ``sentence_bleu`` (BLEU-4, brevity penalty, default
   ``exp`` smoothing, effective order) / 100; ``char`` uses sacrebleu's ``zh`` tokenizer, ``word``
@@ -104,7 +104,7 @@ def bleu_from_counts(hyp: tuple[tuple[Counter, ...], int], ref: tuple[tuple[Coun
 
 
 def text_scores(hypothesis: Optional[str], reference: Optional[str]) -> dict[str, float]:
-    """The six BLEU/ROUGE metrics of one pair (SPEC §4.5).
+    """The six BLEU/ROUGE metrics of one pair (docs/metrics.md#text-generation).
 
     Each side is tokenised once (:func:`~cpsd_tasks.generation.tokens.text_tokens`: jieba once for
     ``bleu_word`` and ``rouge*_word``, sacrebleu's ``zh`` once; the reference's tokens cached); the

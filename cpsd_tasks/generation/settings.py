@@ -1,4 +1,4 @@
-"""BERTScore options of a run and why BERTScore can be missing (SPEC §4.5).
+"""BERTScore options of a run and why BERTScore can be missing (docs/metrics.md#text-generation).
 
 Options (per run; ``--metadata`` wins over the environment; :func:`bertscore_settings`):
 

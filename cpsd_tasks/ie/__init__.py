@@ -1,4 +1,6 @@
-"""Information extraction: output parser and the paper's hybrid exact + Levenshtein metric (SPEC §4.2).
+"""Information extraction: output parser and the paper's hybrid exact + Levenshtein metric.
+
+Definitions: docs/metrics.md#information-extraction.
 
 Tasks ``cpsd_drug_ner`` (人名/时间/地点/毒品类型/毒品数量), ``cpsd_fraud_ner``
 (报案人/时间/地点/金额/社交账号/电话号码) and ``cpsd_drug_re`` (贩卖毒品/贩卖给/持有/非法容留).

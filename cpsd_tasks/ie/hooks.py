@@ -1,9 +1,9 @@
-"""IE harness hooks: the functions the task YAMLs and :mod:`cpsd_tasks.specs` name (SPEC §4.2).
+"""IE harness hooks: the functions the task YAMLs and :mod:`cpsd_tasks.specs` name (docs/metrics.md).
 
 ``process_docs`` (checks α and τ before any request), ``doc_to_target``, ``process_results`` and
 the aggregations ``agg_f1_pooled`` (``f1_micro``) and ``agg_f1_type`` (``f1_<type>``), plus
 :func:`run_options`, the run's α and τ. The harness writes each hook's source into the results JSON
-(``configs``), so their text (docstrings included) is kept as it was.
+(``configs``): a change of their text (docstrings included) changes that file.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> dict[str, Any]:
-    """lm-eval ``process_results`` for the three IE tasks (SPEC §4.2).
+    """lm-eval ``process_results`` for the three IE tasks (docs/metrics.md#information-extraction).
 
     Args:
         doc: a doc from :func:`cpsd_tasks.data.harness_dataset`.
@@ -73,7 +73,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         are in the task's scoring signature (:mod:`cpsd_tasks.options`), not metrics. Count items
         :class:`~cpsd_tasks.specs.CountItem` (logged as ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]``;
         aggregated by :func:`agg_f1_pooled` and :func:`agg_f1_type`): ``f1_micro`` (whole document) and
-        ``f1_<type>`` for each of the task's types/relations (SPEC §2 labels). ``truncated_rate`` (0/1) and
+        ``f1_<type>`` for each of the task's types/relations (``TaskSpec.labels``). ``truncated_rate`` (0/1) and
         ``reading``: the items read, ``[type, text]`` or ``[relation, head, tail]`` in comparison
         form, ``None`` when unparseable (:func:`cpsd_tasks.taxonomy.reading`).
     """
@@ -112,7 +112,7 @@ def agg_f1_pooled(items: Sequence[Sequence[float]]) -> float:
             n_pred, n_gold, alpha]`` list a sample log holds (α is the run's, the same in every item).
 
     Returns:
-        F1 in [0, 1]; 1.0 when the pooled gold and predictions are both empty (SPEC §4.2 empty
+        F1 in [0, 1]; 1.0 when the pooled gold and predictions are both empty (the empty-document
         rule), 0.0 for no items.
     """
     if not items:

@@ -1,11 +1,12 @@
-"""The paper's hybrid IE metric: exact then optimal fuzzy matching, and the α mix (SPEC §4.2).
+"""The paper's hybrid IE metric: exact then optimal fuzzy matching, and the α mix (docs/metrics.md).
 
 Per type (NER) or relation (RE), on multisets: exact matches first, then on what is left the best
 one-to-one assignment (``scipy.optimize.linear_sum_assignment``, maximum number of pairs, ties to
 the highest total similarity) among pairs whose rapidfuzz normalised Levenshtein similarity is
 ≥ τ (:func:`match_entities`, :func:`match_relations`, :func:`best_assignment`). The counts give
-P/R/F1 of both stages and their mix ``α·exact + (1−α)·fuzzy`` (:func:`doc_scores`, with SPEC
-§4.2's empty rules in :func:`prf`); :func:`judge` parses and scores one output against its doc.
+P/R/F1 of both stages and their mix ``α·exact + (1−α)·fuzzy`` (:func:`doc_scores`, with the
+empty-document rules in :func:`prf`; docs/metrics.md#information-extraction); :func:`judge` parses and scores
+one output against its doc.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def _count(gold: Sequence[Any], pred: Sequence[Any],
 
 def match_entities(gold: Iterable[tuple[str, str]], pred: Iterable[tuple[str, str]],
                    tau: float = DEFAULT_TAU) -> dict[str, Counts]:
-    """Per-type exact and fuzzy match counts of one NER document (SPEC §4.2).
+    """Per-type exact and fuzzy match counts of one NER document (docs/metrics.md#information-extraction).
 
     Args:
         gold, pred: ``(type, text)`` items in comparison form (see :func:`gold_items`,
@@ -127,7 +128,7 @@ def match_entities(gold: Iterable[tuple[str, str]], pred: Iterable[tuple[str, st
 
 def match_relations(gold: Iterable[tuple[str, str, str]], pred: Iterable[tuple[str, str, str]],
                     tau: float = DEFAULT_TAU) -> dict[str, Counts]:
-    """Per-relation exact and fuzzy match counts of one RE document (SPEC §4.2).
+    """Per-relation exact and fuzzy match counts of one RE document (docs/metrics.md#information-extraction).
 
     A triple matches exactly when relation, head and tail are equal (comparison form). Fuzzily:
     same relation, equal heads (persons), and tails equal (贩卖给/非法容留: persons) or, for
@@ -159,7 +160,7 @@ def match_relations(gold: Iterable[tuple[str, str, str]], pred: Iterable[tuple[s
 # --------------------------------------------------------------------------------------------
 
 def prf(tp: int, n_pred: int, n_gold: int) -> tuple[float, float, float]:
-    """Precision, recall, F1 (each in [0, 1]) with SPEC §4.2's empty rules.
+    """Precision, recall, F1 (each in [0, 1]) with the empty-document rules (docs/metrics.md#information-extraction).
 
     No gold and no prediction → ``(1, 1, 1)``; only one of them empty → ``(0, 0, 0)``.
     """
@@ -176,7 +177,7 @@ class DocScores:
     """Scores of one document (all in [0, 1]).
 
     ``precision``/``recall``/``f1`` are the α mix ``α·exact + (1−α)·fuzzy`` of the exact and fuzzy
-    scores (SPEC §4.2 ``Score_total``); the others are the two stages on their own.
+    scores (the paper's ``Score_total``); the others are the two stages on their own.
     """
 
     precision: float
@@ -218,7 +219,8 @@ class Judgement:
         by_type: per type/relation counts (:func:`match_entities` / :func:`match_relations`).
         total: the document's counts summed over types.
         scores: the document's :class:`DocScores`.
-        error_class: SPEC §4.6 class: ``correct`` (exact F1 = 1), ``format`` (fuzzy F1 = 1 only),
+        error_class: the error class (docs/metrics.md#error-classes): ``correct`` (exact F1 = 1), ``format``
+            (fuzzy F1 = 1 only),
             ``content`` (parsed, not fully right), ``refusal`` / ``instruction`` (unparseable).
     """
 
@@ -231,11 +233,12 @@ class Judgement:
 
 def judge(doc: dict[str, Any], output: Optional[str], alpha: float = DEFAULT_ALPHA,
           tau: float = DEFAULT_TAU) -> Judgement:
-    """Parse and score one output against a doc (SPEC §4.2, §4.6).
+    """Parse and score one output against a doc (docs/metrics.md#information-extraction,
+    docs/metrics.md#error-classes).
 
     Args:
         doc: a doc with ``task`` (``drug_ner``/``fraud_ner``/``drug_re``) and ``entities`` or
-            ``relations`` (SPEC §3).
+            ``relations`` (docs/data.md#record-format).
         output: raw model output (``None`` = missing).
         alpha: exact-stage weight in [0, 1]. tau: fuzzy threshold in (0, 1].
 

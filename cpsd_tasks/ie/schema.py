@@ -1,4 +1,4 @@
-"""IE schema: the metric's constants and the gold items (SPEC §4.2).
+"""IE schema: the metric's constants and the gold items (docs/metrics.md#information-extraction).
 
 * Constants of the metric: the defaults of α and τ (:data:`DEFAULT_ALPHA`, :data:`DEFAULT_TAU`),
   :data:`EXACT_ONLY_TYPES`, :data:`MIN_FUZZY_LEN`, :data:`DRUG_TAIL_RELATIONS`.
@@ -14,16 +14,17 @@ from typing import Any
 
 from cpsd_tasks.reading.ie_names import norm_text
 
-#: Defaults of the mix weight α and the fuzzy threshold τ (SPEC §4.2).
+#: Defaults of the mix weight α and the fuzzy threshold τ (docs/metrics.md#information-extraction).
 DEFAULT_ALPHA = 0.5
 DEFAULT_TAU = 0.8
-#: Types that never match fuzzily (SPEC §4.2): names, amounts, identifiers.
+#: Types that never match fuzzily (docs/metrics.md#information-extraction): names, amounts, identifiers.
 EXACT_ONLY_TYPES = frozenset({"人名", "报案人", "金额", "电话号码", "社交账号"})
 #: Length floor (characters, after normalisation) for a fuzzy match: both strings must be at least
 #: this long. At τ = 0.8 no string of ≤ 3 characters can reach τ with a single edit anyway; the
 #: floor keeps a lowered τ from pairing 2–3 character strings such as 冰毒/冰糖 or 当晚/当天.
 MIN_FUZZY_LEN = 4
-#: RE relations whose tail is a drug (may match fuzzily) (SPEC §4.2); those whose tail is a person are
+#: RE relations whose tail is a drug (may match fuzzily; docs/metrics.md#information-extraction); those whose
+#: tail is a person are
 #: :data:`cpsd_tasks.reading.ie_names.PERSON_TAIL_RELATIONS`.
 DRUG_TAIL_RELATIONS = frozenset({"贩卖毒品", "持有"})
 
@@ -33,7 +34,7 @@ def gold_items(doc: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
     duplicates kept).
 
     Args:
-        doc: an NER doc (``entities``) or RE doc (``relations``), SPEC §3.
+        doc: an NER doc (``entities``) or RE doc (``relations``), docs/data.md#record-format.
 
     Returns:
         ``(type, text)`` or ``(relation, head, tail)`` tuples; entries that normalise to an empty

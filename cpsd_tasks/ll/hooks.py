@@ -1,7 +1,7 @@
 """Log-likelihood (``multiple_choice``) variants of the closed-answer tasks: tag ``cpsd_ll``.
 
 **An addition, not the paper's protocol.** CPSDBench scores free-text answers of chat models
-(SPEC §1, §4). Small and base models mostly fail that output format (the paper's Atom-1B rows sit
+(docs/metrics.md). Small and base models mostly fail that output format (the paper's Atom-1B rows sit
 near 0), which says little about what they know. The harness's standard remedy is to score each
 allowed answer by the model's log-likelihood after the prompt and pick the most likely one
 (lm-eval ``output_type: multiple_choice``, metrics ``acc`` and ``acc_norm``). That needs token

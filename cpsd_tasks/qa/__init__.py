@@ -1,4 +1,4 @@
-"""Question-answering tasks: answer reading, judging and per-type metrics (SPEC.md §3, §4.3, §4.4).
+"""Question-answering tasks: answer reading, judging and per-type metrics (docs/metrics.md#question-answering).
 
 Two tasks, one module:
 

@@ -1,8 +1,8 @@
-"""QA judging: the SPEC rule of each question type, and the sample-weighted total (SPEC §4.3, §4.4).
+"""QA judging: the rule of each question type, and the sample-weighted total (docs/metrics.md#question-answering).
 
 * spans of ``cpsd_case_reading``: :func:`exact_span_match` (精确), :func:`fuzzy_span_match` (模糊);
 * :func:`judge_reading` / :func:`judge_exam`: one output → a :class:`QAJudgement` (prediction,
-  correctness, 多选 partial credit, parsed/refusal, SPEC §4.6 error class);
+  correctness, 多选 partial credit, parsed/refusal, error class);
 * :func:`weighted_total`: Σ n_t·acc_t / Σ n_t (the paper's Table 5 total).
 """
 
@@ -23,7 +23,9 @@ from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS
 from cpsd_tasks.taxonomy import error_class
 
 def exact_span_match(output: Optional[str], gold: str) -> bool:
-    """精确 rule: the normalised answer equals the gold, or its name set equals the gold's (SPEC §4.3).
+    """精确 rule: the normalised answer equals the gold, or its name set equals the gold's.
+
+    Definition: docs/metrics.md#case-reading.
 
     Args:
         output: raw model output.
@@ -42,17 +44,18 @@ def exact_span_match(output: Optional[str], gold: str) -> bool:
 
 #: An answer that opens with one of these denies the span that follows it (模糊 rule).
 _SPAN_DENIALS = ("不是", "并非", "并不是", "不在", "没有", "不是在")
-#: Default 模糊 similarity threshold τ_qa (SPEC §4.3); ``--metadata '{"tau_qa": x}'`` overrides it.
+#: Default 模糊 similarity threshold τ_qa (docs/metrics.md#case-reading); ``--metadata '{"tau_qa": x}'``
+#: overrides it.
 TAU_QA_DEFAULT = 0.6
 
 
 def fuzzy_span_match(output: Optional[str], gold: str, tau: float = TAU_QA_DEFAULT) -> bool:
-    """模糊 rule: Levenshtein similarity ≥ τ, or containment within 2× the gold's length (SPEC §4.3).
+    """模糊 rule: Levenshtein similarity ≥ τ, or containment within 2× the gold's length (docs/metrics.md).
 
     Both sides are normalised first. Correct when rapidfuzz's
     ``Levenshtein.normalized_similarity`` (1 − distance / max length, in [0, 1]) is ≥ ``tau``, or
     when one contains the other and the answer is at most twice as long as the gold. Project rule
-    (SPEC is silent): an answer contained in the gold must have at least 2 characters (or the
+    (the paper is silent): an answer contained in the gold must have at least 2 characters (or the
     gold's length if shorter), so that "某" or "在" does not match "在某市某区"; an empty answer is
     never correct.
 
@@ -86,12 +89,13 @@ class QAJudgement:
         qtype: the question type (判断/精确/模糊 or 判断/单选/多选).
         prediction: what was read: a label, a letter string such as ``"AC"`` (sorted), the
             normalised span, or ``None`` when nothing could be read.
-        correct: the SPEC rule of the question type says correct.
+        correct: the rule of the question type says correct.
         partial: 多选 partial credit in [0, 1] (share of gold letters chosen, 0 if any wrong letter);
             equals ``float(correct)`` for the other types.
         parsed: an answer of the required kind was read (``False`` counts in ``invalid_rate``).
         refusal: nothing was read and the output is empty or a clear refusal (:func:`is_clear_refusal`).
-        error_class: SPEC §4.6 class. ``correct`` needs the required form too (the bare label or
+        error_class: the error class (docs/metrics.md#error-classes). ``correct`` needs the required form
+            too (the bare label or
             letters; for spans, the span rule itself); ``format`` = right answer in the wrong form
             (for spans: the gold is inside a longer answer that the rule rejects).
         rule: for option letters, the reading rule that decided (``"declared"``, ``"verdicts"`` …,
@@ -125,7 +129,7 @@ def _finish(qtype: str, prediction: Optional[str], correct: bool, strict_correct
 
 
 def judge_reading(output: Optional[str], gold: str, qtype: str, tau: float = TAU_QA_DEFAULT) -> QAJudgement:
-    """Judge one case_reading output (SPEC §4.3, §4.6).
+    """Judge one case_reading output (docs/metrics.md#case-reading, docs/metrics.md#error-classes).
 
     Args:
         output: raw model output (``None`` = missing).
@@ -163,7 +167,7 @@ def judge_reading(output: Optional[str], gold: str, qtype: str, tau: float = TAU
 
 def judge_exam(output: Optional[str], gold: str, qtype: str, options: Any = None,
                question: Optional[str] = None) -> QAJudgement:
-    """Judge one police_exam output (SPEC §4.4, §4.6).
+    """Judge one police_exam output (docs/metrics.md#police-exam, docs/metrics.md#error-classes).
 
     Args:
         output: raw model output (``None`` = missing).

@@ -1,4 +1,4 @@
-"""IE items from decoded JSON and from text lines: the shapes a model's answer takes (SPEC §4.2).
+"""IE items from decoded JSON and from text lines: the shapes a model's answer takes (docs/metrics.md).
 
 :class:`ItemReader` collects ``(type, text)`` (NER) or ``(relation, head, tail)`` (RE) items, in
 comparison form (:func:`~cpsd_tasks.reading.ie_names.norm_text`), from JSON of any accepted shape (a list

@@ -1,5 +1,6 @@
 """The names an IE answer uses: the accepted type and relation names of each task, the field names of
-one JSON item, the "nothing found" answers, and the comparison form of an entity string (SPEC §4.2).
+one JSON item, the "nothing found" answers, and the comparison form of an entity string
+(docs/metrics.md#information-extraction).
 
 * :func:`lookup_key` — the lookup form of a type, relation or JSON field name (normalised, no
   spaces/``_``/``-``, case-folded; an LRU cache for the short names that recur);
@@ -24,7 +25,7 @@ from cpsd_tasks.reading.normalize import normalize
 
 #: NER types that are persons: a trailing "(主犯)" style note is dropped from their line values.
 PERSON_TYPES = frozenset({"人名", "报案人"})
-#: RE relations whose tail is a person (exact) or a drug (may match fuzzily) (SPEC §4.2).
+#: RE relations whose tail is a person (exact) or a drug (may match fuzzily) (docs/metrics.md#information-extraction).
 PERSON_TAIL_RELATIONS = frozenset({"贩卖给", "非法容留"})
 #: Bucket of predictions whose type/relation is not in the task's inventory: they count as
 #: predictions (false positives) and never match.
@@ -109,7 +110,7 @@ NONE_ANSWERS = frozenset({"无", "没有", "none", "null", "nil", "empty", "无�
 
 
 def norm_text(text: Any) -> str:
-    """Comparison form of an entity/argument string (SPEC §4 normalisation, plus two extensions).
+    """Comparison form of an entity/argument string (docs/metrics.md#normalisation, plus two extensions).
 
     Steps: :func:`cpsd_tasks.reading.normalize.normalize` (NFKC, edge punctuation/quotes/Markdown stripped,
     answer prefix removed), then all inner whitespace removed and case folded (``汪 某`` and ``汪某``,

@@ -1,4 +1,4 @@
-"""The tolerant IE output parser: one model output → :class:`Parsed` items (SPEC §4.2).
+"""The tolerant IE output parser: one model output → :class:`Parsed` items (docs/metrics.md#information-extraction).
 
 :func:`parse_output` reads the model's own turn (:func:`cpsd_tasks.reading.turns.first_turn`): after the
 last answer declaration first, then the whole text; in each, a bare "nothing found" answer, then
@@ -51,7 +51,7 @@ class Parsed:
             comparison form (:func:`norm_text`), types/relations canonical or :data:`UNKNOWN`;
             in output order, duplicates kept.
         valid: a JSON/line answer of the required shape was found (an explicit empty answer such as
-            ``[]`` or ``无`` is valid); ``False`` means unparseable (SPEC §4.2 ``invalid_rate``).
+            ``[]`` or ``无`` is valid); ``False`` means unparseable (``invalid_rate``).
     """
 
     items: tuple[tuple[str, ...], ...]
@@ -174,7 +174,7 @@ def _fenced(text: str) -> list[str]:
 
 
 def parse_output(output: Optional[str], task_id: str) -> Parsed:
-    """Read a model's NER/RE answer (SPEC §4.2 "The model answers in JSON …").
+    """Read a model's NER/RE answer (docs/metrics.md#information-extraction "The model answers in JSON …").
 
     Accepted: a JSON list of ``{"type","text"}`` / ``{"head","relation","tail"}`` objects, alone,
     in a Markdown fence, or with prose before/after; one object instead of a list; a wrapper

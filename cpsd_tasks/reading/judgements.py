@@ -1,4 +1,4 @@
-"""判断 answers (是/否/未知, 正确/错误): :func:`read_judgement` (SPEC.md §4.3, §4.4).
+"""判断 answers (是/否/未知, 正确/错误): :func:`read_judgement` (docs/metrics.md#question-answering).
 
 Builds on the turns, refusals and question sentences of this package and the label rule of
 :mod:`cpsd_tasks.reading.labels`; the surface forms of each label set are in
@@ -31,7 +31,7 @@ _DECLARATION_HEAD = (one_of(JUDGEMENT_HEADS) + r"\s*"
 def read_judgement(output: Optional[str], labels: Sequence[str],
                    aliases: Optional[Mapping[str, str]] = None,
                    short: Optional[Mapping[str, str]] = None) -> tuple[Optional[str], bool]:
-    """Read a 判断 answer (是/否/未知 or 正确/错误) from a model output (SPEC §4.3, §4.4).
+    """Read a 判断 answer (是/否/未知 or 正确/错误) from a model output (docs/metrics.md#question-answering).
 
     A clear refusal (:func:`is_clear_refusal`) gives no label; sentences ending in a question mark
     are dropped ("说法正确吗？不，错误"). Then the first rule that gives a label wins:
@@ -39,7 +39,8 @@ def read_judgement(output: Optional[str], labels: Sequence[str],
     1. the normalised answer is a label or one of its forms (``aliases`` or ``short``);
     2. the last explicit declaration "答案是X / 结论：X / 回答：X" (X a label or alias);
     3. the first clause (up to 。，；：! ? or whitespace) is a label or one of its forms;
-    4. the SPEC §4.1 fuzzy rule (:func:`cpsd_tasks.reading.labels.read_label`: exactly one label named,
+    4. the fuzzy label rule (docs/metrics.md#classification; :func:`cpsd_tasks.reading.labels.read_label`:
+       one label named,
        longest form wins, negations) over the whole answer, with "是否/与否/否则/正确与否/是否正确…"
        hidden;
     5. the same rule over the first clause alone (a leading answer followed by an explanation that

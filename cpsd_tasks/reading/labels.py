@@ -1,4 +1,4 @@
-"""Label readers: the closed-label answer of a classification or judgement output (SPEC.md §4.1).
+"""Label readers: the closed-label answer of a classification or judgement output (docs/metrics.md#classification).
 
 Built on the preparation, turns and normalisation of this package and the negation words of
 :mod:`cpsd_tasks.reading.lexicon`. All functions are pure, accept ``None`` (a missing model
@@ -28,7 +28,7 @@ _DECLARED_HEAD = (f"(?:{alternatives(LABEL_HEADS)}|" r"(?:回答|答)\s*[:：])"
 
 def read_label(text: Optional[str], labels: Iterable[str],
                aliases: Optional[Mapping[str, str]] = None, source: Optional[str] = None) -> Optional[str]:
-    """Read the one label a free-text answer names (SPEC §4.1 ``acc_fuzzy``).
+    """Read the one label a free-text answer names (docs/metrics.md#classification ``acc_fuzzy``).
 
     Rules: an explicit declaration ("结论：谣言", "答案是积极"; the last one, not negated) names
     its label, so a restatement of the question before it ("题目要求判断是谣言还是非谣言。结论：谣言")
@@ -100,7 +100,7 @@ def _in_copied_passage(answer: str, start: int, end: int, source: str) -> bool:
 
 
 def strict_label(text: Optional[str], labels: Iterable[str]) -> Optional[str]:
-    """Return the label that the normalised output equals exactly, else ``None`` (SPEC §4.1 ``acc``)."""
+    """Return the label that the normalised output equals exactly, else ``None`` (``acc``, docs/metrics.md)."""
     answer = normalize(text)
     return answer if answer in set(labels) else None
 

@@ -1,4 +1,4 @@
-"""The option letters a model answered with (SPEC.md §4.4), read as a careful human reader would.
+"""The option letters a model answered with (docs/metrics.md#police-exam), read as a careful human reader would.
 
 Audited against a human-graded sample of 34 real LLMs' answers to single-choice questions
 (``scripts/audit_reading.py``, README "Answer reading"). The reader is an engine over an ordered
@@ -820,7 +820,7 @@ def _read_turns(pieces: list[str], ctx: Context) -> _Exchange:
 
 def read_choices(output: Optional[str], options: Mapping[str, str] | Iterable[str],
                  question: Optional[str] = None, multi: bool = False) -> ChoiceReading:
-    """Read the option letters an output answers with (module docstring rules; SPEC §4.4).
+    """Read the option letters an output answers with (module docstring rules; docs/metrics.md#police-exam).
 
     Args:
         output: raw model output (``None`` = missing answer).

@@ -14,7 +14,8 @@ The option-letter reader's own declaration heads (:data:`cpsd_tasks.reading.lett
 with its verbs 故选/应选/我选… and English forms) and the verdict words are regular expressions, not word
 lists, and stay beside their patterns.
 
-Source: SPEC.md §4.1, §4.4 and the project's audit of real outputs (README "Answer reading").
+Source: docs/metrics.md (classification, police exam) and the project's audit of real outputs
+(docs/answer_reading.md).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ READING_JUDGE_SHORT: dict[str, str] = {"是的": "是", "对": "是", "有": "�
 EXAM_TF_ALIASES: dict[str, str] = {"不正确": "错误", "不完全正确": "错误", "不完全对": "错误", "不对": "错误",
                                    "有误": "错误", "无误": "正确", "是对的": "正确", "是错的": "错误"}
 
-#: Short forms of the police_exam 判断 answers (SPEC §4.4: 对/错/√/×/是/否). Being single
+#: Short forms of the police_exam 判断 answers (docs/metrics.md#police-exam: 对/错/√/×/是/否). Being single
 #: characters that occur in any sentence, they count only as the whole answer or as its first
 #: clause ("对。因为……"), never inside an explanation ("对于本题……").
 EXAM_TF_SHORT: dict[str, str] = {

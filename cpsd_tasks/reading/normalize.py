@@ -1,4 +1,4 @@
-"""Normalisation of an answer or a gold string for comparison (SPEC.md §4), and the two
+"""Normalisation of an answer or a gold string for comparison (docs/metrics.md#normalisation), and the two
 views of the model's own turn the label and judgement readers start from."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from cpsd_tasks.reading.turns import own_turn
 
 
 def normalize(text: Optional[str]) -> str:
-    """Normalise an answer or a gold string for comparison (SPEC §4).
+    """Normalise an answer or a gold string for comparison (docs/metrics.md#normalisation).
 
     Steps: ``<think>`` removal, Unicode NFKC (full-width to half-width), zero-width characters
     removed, the model's own turn kept (:func:`own_turn`: end markers such as ``<eoa>`` and

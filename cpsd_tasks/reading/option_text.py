@@ -1,5 +1,5 @@
 """Rule ``option_text`` of :mod:`cpsd_tasks.reading.letters`: the options an answer names by their own TEXT, not by letter
-(SPEC.md §4.4), read as a careful human reader would.
+(docs/metrics.md#police-exam), read as a careful human reader would.
 
 Audited, with the letter rules, against the human-graded sample of 34 real LLMs' answers to
 single-choice questions (``scripts/audit_reading.py``, README "Answer reading"); graders read an

@@ -10,7 +10,7 @@
 * **edges** — :func:`strip_edges` (fence openers, answer prefixes, edge characters
   :data:`EDGE_CHARS`; a sign or decimal point before a digit is kept), :func:`squeeze_spaces`.
 
-Source: SPEC.md §4 (normalisation, ``<think>``). All functions are pure, accept ``None`` where
+Source: docs/metrics.md#normalisation (normalisation, ``<think>``). All functions are pure, accept ``None`` where
 typed so and never raise on model output; every pattern is linear-time on adversarial input.
 """
 
@@ -33,7 +33,7 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def strip_think(text: Optional[str]) -> str:
-    """Remove a reasoning model's ``<think>…</think>`` text (SPEC §4).
+    """Remove a reasoning model's ``<think>…</think>`` text (docs/metrics.md#normalisation).
 
     Args:
         text: raw model output, or ``None`` for a missing answer.
@@ -66,7 +66,7 @@ ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
 def answer_text(text: Optional[str]) -> str:
     """The answer part of an output, Unicode NFKC-folded: :func:`strip_think`, then NFKC.
 
-    Full-width letters, digits and punctuation become their ASCII forms (SPEC §4) and zero-width
+    Full-width letters, digits and punctuation become their ASCII forms (docs/metrics.md#normalisation) and zero-width
     characters are removed; nothing else is changed (end markers and Traditional characters stay:
     generation metrics score the text as written). Returns ``""`` for ``None``, empty output or an
     unclosed ``<think>``.

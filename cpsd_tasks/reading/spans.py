@@ -1,4 +1,4 @@
-"""Span answers: the names a span answer gives (:func:`name_set`, SPEC.md §4.3)."""
+"""Span answers: the names a span answer gives (:func:`name_set`, docs/metrics.md#case-reading)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ _ROLE_TITLE = re.compile(r"^(?:原审被告人|被告人|被害人|受害人|犯
 
 
 def name_set(text: Optional[str]) -> frozenset[str]:
-    """The set of names an answer gives: split on 、，,;；和及与 and whitespace (SPEC §4.3).
+    """The set of names an answer gives: split on 、，,;；和及与 and whitespace (docs/metrics.md#case-reading).
 
     Each piece is normalised and loses a leading role title (被告人/被害人/犯罪嫌疑人/证人/报案人…),
-    so "被告人汤某丙、郭某" and "郭某，汤某丙" give the same set (project rule; SPEC is silent).
+    so "被告人汤某丙、郭某" and "郭某，汤某丙" give the same set (project rule; the paper is silent).
 
     Args:
         text: an answer or a gold string (``None`` allowed).

@@ -1,4 +1,4 @@
-"""Per-sample error taxonomy over harness sample logs, and the export of the mistakes (SPEC §4.6).
+"""Per-sample error taxonomy over harness sample logs, and the export of the mistakes (docs/metrics.md#error-classes).
 
 Every sample of a run's sample log (``samples_<task>_<time>.jsonl``) is put in one class —
 ``correct``, ``format``, ``content``, ``instruction`` or ``refusal`` — by **the task's own judge**,

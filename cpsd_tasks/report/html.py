@@ -82,7 +82,7 @@ FONT_STACK = ('"Segoe UI", "Helvetica Neue", Arial, "Noto Sans CJK SC", "Noto Sa
 #: Figures drawn, in page order: (file stem of :func:`cpsd_tasks.report.plots.make_all`, title).
 FIGURES: tuple[tuple[str, str], ...] = (
     ("radar", "The four dimensions (paper Figure 3)"),
-    ("error_types", "Error classes per model and task (SPEC §4.6)"),
+    ("error_types", "Error classes per model and task"),
     ("strict_vs_fuzzy", "Strict vs fuzzy classification accuracy (paper Figure 7)"),
     ("label_distribution", "Predicted vs gold label distribution (paper Figure 8)"),
     ("ie_f1_by_length", "IE F1 by input length (paper Figure 4)"),

@@ -1,10 +1,11 @@
 """Figures of the leaderboard (matplotlib, Agg backend; each figure as PNG and SVG).
 
-* ``radar``: the four dimensions per model (SPEC §2; paper Figure 3): CLF ``acc``, IE ``f1``,
+* ``radar``: the four dimensions per model (docs/metrics.md#groups; paper Figure 3): CLF ``acc``, IE ``f1``,
   QA ``total``, TG ``bertscore_f1``, each the mean over the dimension's tasks the row has. A
   dimension a row lacks is left out of its polygon (a gap, not 0); an axis no row has is labelled
   "no data". Published rows (``--with-paper``) are thin grey lines, marked as private-data figures.
-* ``error_types``: share of SPEC §4.6 classes per model, one panel per judged task (paper §4.2).
+* ``error_types``: share of the error classes (docs/metrics.md#error-classes) per model, one panel per judged task
+  (paper §4.2).
 * ``strict_vs_fuzzy``: strict ``acc`` against ``acc_fuzzy`` per model and classification task
   (paper Figure 7).
 * ``label_distribution``: predicted (fuzzy) labels against the gold labels per classification
@@ -161,7 +162,7 @@ def plot_radar(rows: Sequence[Row], out_dir: Path, stem: str = "radar") -> list[
 
 def plot_error_types(judgements: Sequence[SampleJudgement], rows: Sequence[Row], out_dir: Path,
                      stem: str = "error_types") -> list[Path]:
-    """Stacked shares of the SPEC §4.6 classes per model, one panel per judged task.
+    """Stacked shares of the error classes (docs/metrics.md#error-classes) per model, one panel per judged task.
 
     Returns:
         The PNG and SVG paths; ``[]`` when there are no judgements.
@@ -189,7 +190,7 @@ def plot_error_types(judgements: Sequence[SampleJudgement], rows: Sequence[Row],
         ax.set_title(_task_title(task), fontsize=10)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=len(ERROR_CLASSES), bbox_to_anchor=(0.5, 1.02))
-    fig.suptitle(text("错误类型分布（SPEC §4.6）", "Error types per model (SPEC §4.6)"), y=1.06)
+    fig.suptitle(text("错误类型分布", "Error types per model"), y=1.06)
     return _finish(fig, rows, out_dir, stem)
 
 

@@ -3,7 +3,7 @@
 A run made with ``--log_samples`` (or ``--predict_only``, which implies it) keeps every output
 and its doc in ``samples_cpsd_<task>_<time>.jsonl``. This script recomputes, from those files
 alone, the metrics of ``cpsd_case_summary``, ``cpsd_case_report`` and ``cpsd_legal_analysis``
-exactly as the harness does (same ``process_results`` and aggregations, SPEC §4.5) — typically
+exactly as the harness does (same ``process_results`` and aggregations, docs/metrics.md#text-generation) — typically
 on a machine that has the BERT model the first run lacked::
 
     cpsd-eval --model … --tasks cpsd_tg --output_path out --predict_only

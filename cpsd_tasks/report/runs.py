@@ -163,7 +163,7 @@ def _task_id(harness_name: str) -> Optional[str]:
 
 
 def data_of_samples(samples: Sequence[dict[str, Any]]) -> Optional[str]:
-    """Where a task's docs came from, read from its sample log (SPEC §1 demo marking).
+    """Where a task's docs came from, read from its sample log (docs/data.md#the-embedded-demo-set demo marking).
 
     Returns:
         ``demo`` when every doc has ``data_source == "demo"`` (or, without ``data_source``, an id

@@ -301,7 +301,8 @@ def compare_rows(row_a: Row, row_b: Row, metric: Optional[str] = None, n_boot: i
 
     Args:
         row_a, row_b: run rows. metric: metric to compare (default: each task's primary metric,
-        SPEC §2). n_boot, seed: bootstrap settings. alpha: significance level for ``better``.
+        docs/metrics.md#tasks-groups-and-primary-metrics). n_boot, seed: bootstrap settings. alpha: significance
+        level for ``better``.
 
     Returns:
         One :class:`PairedResult` per task both rows have, in registry order. Documents are matched

@@ -1,6 +1,6 @@
 """Table specs and rows: the paper's Tables 3–8, the radar dimensions, and one row per run and data.
 
-Layout (SPEC §2, §4 and ``reference/paper_results.json``):
+Layout (docs/metrics.md, docs/leaderboard.md and ``reference/paper_results.json``):
 
 * Table 3 classification ``acc``; Table 4 IE ``precision``/``recall``/``f1`` per task; Table 5 QA
   per-type accuracy and ``total``; Tables 6–8 one generation task each (``bertscore_f1``, BLEU and
@@ -33,7 +33,7 @@ from cpsd_tasks.report.runs import DEMO, UNKNOWN, Run, TaskRun
 
 #: The paper's figures, converted to harness metric names (Tables 3–8; published, PRIVATE data).
 PAPER_REFERENCE = Path(__file__).resolve().parent.parent / "reference" / "paper_results.json"
-#: Paper metric names that differ from the harness names (SPEC §4.3, §4.4).
+#: Paper metric names that differ from the harness names (docs/metrics.md#question-answering).
 PAPER_METRIC_NAMES: dict[str, dict[str, str]] = {
     "case_reading": {"judge": "acc_judge", "exact": "acc_exact", "fuzzy": "acc_fuzzy", "total": "total"},
     "police_exam": {"true_false": "acc_tf", "single_choice": "acc_single", "multi_choice": "acc_multi",
@@ -92,7 +92,7 @@ def _tg_table(task: str, number: int) -> TableSpec:
                      tuple(Column(task, m, h) for m, h in TG_METRICS))
 
 
-#: The paper's six tables (SPEC §5; Tables 3–8), in order.
+#: The paper's six tables (Tables 3–8; docs/leaderboard.md), in order.
 TABLES: tuple[TableSpec, ...] = (
     TableSpec("table3_clf", 3, "Table 3 — Classification accuracy (strict acc)",
               tuple(Column(t, "acc", TASK_TITLES[t])
@@ -115,7 +115,7 @@ TABLES: tuple[TableSpec, ...] = (
     _tg_table("legal_analysis", 8),
 )
 
-#: The radar chart's four dimensions (SPEC §2): name -> (tasks, metric).
+#: The radar chart's four dimensions (docs/metrics.md#groups): name -> (tasks, metric).
 DIMENSIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "CLF acc": (("sentiment", "rumor", "fraud_detection", "incident_classification"), "acc"),
     "IE F1": (("drug_ner", "fraud_ner", "drug_re"), "f1"),
@@ -159,14 +159,16 @@ def select_tables(names: Optional[str]) -> list[TableSpec]:
 def convert_paper_reference(source: dict[str, Any]) -> dict[str, Any]:
     """Convert the project's transcription of the paper (``shared/reference/paper_results.json``).
 
-    Metric names become the harness names (:data:`PAPER_METRIC_NAMES`); the source note, task
-    sizes and type counts are kept; a ``note`` marks the figures as published on private data.
+    Metric names become the harness names (:data:`PAPER_METRIC_NAMES`, defined in docs/metrics.md); the
+    task sizes and type counts are kept; ``source`` names the paper and its tables, and a ``note``
+    marks the figures as published on private data.
 
     Returns:
         The dict shipped as ``cpsd_tasks/reference/paper_results.json``.
     """
     return {
-        "source": source["source"],
+        "source": ("CPSDBench paper (arXiv:2402.07234), Tables 3-8. Figures transcribed as published; "
+                   "metric meanings in docs/metrics.md."),
         "converted_from": ("shared/reference/paper_results.json (the project's transcription of the "
                            "paper's Tables 3-8)"),
         "note": ("PUBLISHED figures: measured by the CPSDBench authors on their PRIVATE data, which is not "
@@ -283,7 +285,7 @@ def build_rows(runs: Sequence[Run], with_paper: bool = False) -> list[Row]:
 
 
 def dimension_scores(row: Row) -> dict[str, Optional[float]]:
-    """The radar chart's four dimension scores of a row (SPEC §2): mean over the tasks present.
+    """The radar chart's four dimension scores of a row (docs/metrics.md#groups): mean over the tasks present.
 
     Returns:
         ``{dimension: mean in [0, 1] or None}``; ``None`` when the row has none of its tasks.
