@@ -56,7 +56,7 @@ def long_pair(n: int = 5000) -> tuple[str, str]:
     import random
 
     from cpsd_tasks.baseline.rules_tg import sentences
-    from cpsd_tasks.data import DEMO_DIR, load_task_docs
+    from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
 
     pool = [s for t in ("case_summary", "case_report", "legal_analysis")
             for d in load_task_docs(t, str(DEMO_DIR))["test"] for s in sentences(d["input"] + d["reference"])]

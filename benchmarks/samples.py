@@ -16,7 +16,7 @@ def stand_in_dir(data_dir: Optional[Path], workdir: Path) -> tuple[Path, dict[st
 
     Files are symlinked (nothing is copied). Returns the folder and ``{task: "stand-in"|"demo"}``.
     """
-    from cpsd_tasks.data import DEMO_DIR
+    from cpsd_tasks.data.loading import DEMO_DIR
     from cpsd_tasks.tasks import TASKS
 
     folder = workdir / "data"

@@ -44,7 +44,7 @@ def per_task(ctx: Context, tasks: dict[str, Any]) -> list[dict[str, Any]]:
 
 def prompt_seconds(tasks: dict[str, Any]) -> tuple[int, dict[str, float]]:
     """Seconds to render every paper-size doc's prompt with the harness's Jinja compiled per doc
-    (``per_doc``: ``lm_eval.utils.apply_template``) and once (``compiled_once``: cpsd_tasks.prompts).
+    (``per_doc``: ``lm_eval.utils.apply_template``) and once (``compiled_once``: cpsd_tasks.cli.prompts).
 
     A run pays for prompts too, though they are not parse + metrics. Returns the number of docs too.
     """

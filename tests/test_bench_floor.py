@@ -26,7 +26,7 @@ def test_floor_yaml_is_one_generate_until_exact_match_task(tmp_path):
 def test_floor_data_holds_every_prompt_once(tmp_path):
     """write_floor_task writes each task's rendered prompt for each doc, with its gold answer (demo data)."""
     import cpsd_tasks
-    from cpsd_tasks.data import DEMO_DIR
+    from cpsd_tasks.data.loading import DEMO_DIR
     from cpsd_tasks.tasks import TASKS
 
     tm = cpsd_tasks.task_manager(metadata={"bertscore_model": "none", "data_dir": str(DEMO_DIR)})

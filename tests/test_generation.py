@@ -8,7 +8,6 @@ import importlib.util
 import json
 import logging
 import math
-import random
 import tracemalloc
 from pathlib import Path
 
@@ -69,7 +68,8 @@ def test_model_folder_problems_are_found_before_a_run(tiny_bert, tmp_path):
     folder.mkdir()
     assert model_folder_problem(str(folder), 8) == f"folder '{folder}' has no config.json"
     (folder / "config.json").write_text((tiny_bert / "config.json").read_text(encoding="utf-8"), encoding="utf-8")
-    assert model_folder_problem(str(folder), 8) == f"folder '{folder}' has no weights (model.safetensors or pytorch_model.bin)"
+    no_weights = f"folder '{folder}' has no weights (model.safetensors or pytorch_model.bin)"
+    assert model_folder_problem(str(folder), 8) == no_weights
     (folder / "model.safetensors").write_bytes(b"")
     assert model_folder_problem(str(folder), 8) == f"folder '{folder}' has no tokenizer (tokenizer.json or vocab.txt)"
     (folder / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n", encoding="utf-8")
@@ -313,7 +313,8 @@ def test_bertscore_tiny_model_loaded_once_and_scored_in_one_call(tiny_bert, coun
     assert counting_scorer["init"] == 1 and counting_scorer["score"] == [4]
     assert max(len(c) for c in counting_scorer["cands"]) == 510
     # A second task reuses the same scorer: still one construction, one more call.
-    g.agg_bertscore_f1([p["bertscore_f1"] for p in _items("legal_analysis", [d["reference"] for d in demo_docs("legal_analysis")])])
+    references = [d["reference"] for d in demo_docs("legal_analysis")]
+    g.agg_bertscore_f1([p["bertscore_f1"] for p in _items("legal_analysis", references)])
     assert counting_scorer["init"] == 1 and counting_scorer["score"] == [4, 6]
     assert g.bert_scorer().stats == {"loads": 1, "score_calls": 2}
     assert "BERTScore model" in caplog.text and "layer 2" in caplog.text

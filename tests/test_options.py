@@ -11,8 +11,9 @@ from importlib.metadata import version
 
 import pytest
 
-from cpsd_tasks import options
-from cpsd_tasks.data import DEMO_DIR, harness_dataset, load_task_docs
+from cpsd_tasks import options, task_yaml
+from cpsd_tasks.data import harness_dataset
+from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
 from cpsd_tasks.options import OptionError, set_task_options
 from cpsd_tasks.reading import READER_VERSION
 from cpsd_tasks.specs import METRICS_VERSION
@@ -119,7 +120,7 @@ def test_signature_fields_and_digests(tmp_path):
 
 def test_every_task_yaml_has_a_signature_slot():
     for task in TASKS:
-        meta = options.task_yaml(YAML_DIR / f"cpsd_{task}.yaml").get("metadata") or {}
+        meta = task_yaml.read(YAML_DIR / f"cpsd_{task}.yaml").get("metadata") or {}
         assert meta.get("cpsd_signature") == {}, task
         assert options.prompt_template(task) is not None
 

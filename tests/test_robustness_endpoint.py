@@ -42,7 +42,7 @@ import pytest
 from cpsd_tasks.baseline import answer
 from cpsd_tasks.classification import process_results
 from benchmarks.fault_server import FaultServer, ordinal_plan
-from cpsd_tasks.data import DEMO_DIR, read_jsonl
+from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
 
 pytestmark = pytest.mark.e2e
 
