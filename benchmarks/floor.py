@@ -210,7 +210,8 @@ def scoring_rows(cpsd: Optional[dict[str, Any]], floor: Optional[dict[str, Any]]
 def rows(fl: dict[str, Any]) -> list[Row]:
     """The table's lines of part ``floor``."""
     c, f, load = fl["cpsd_median"], fl["floor_median"], fl["load_1min"]
-    out = [Row(f"full run vs harness floor ({fl['floor_docs']:,} prompts, instant endpoint, c={fl['num_concurrent']}), "
+    docs, concurrency = fl["floor_docs"], fl["num_concurrent"]
+    out = [Row(f"full run vs harness floor ({docs:,} prompts, instant endpoint, c={concurrency}), "
                f"median of {fl['pairs']} interleaved pairs, load {load['min']:.1f}–{load['max']:.1f}: "
                "wall cpsd / floor",
                f"{c['wall']:.1f} s / {f['wall']:.1f} s = {fl['wall_ratio']:.2f}×", "≤ 0.75×",

@@ -137,7 +137,8 @@ def test_benchmarks_is_a_development_package_outside_the_wheel():
     cfg.read(ROOT / "setup.cfg", encoding="utf-8")
     include = [p.strip() for p in cfg["options.packages.find"]["include"].split(",")]
     assert include == ["cpsd_tasks", "cpsd_tasks.*"]
-    assert not any(fnmatch.fnmatch(name, pattern) for name in ("benchmarks", "benchmarks.floor") for pattern in include)
+    assert not any(fnmatch.fnmatch(name, pattern)
+                   for name in ("benchmarks", "benchmarks.floor") for pattern in include)
     importers = [str(p.relative_to(ROOT)) for p in (ROOT / "cpsd_tasks").rglob("*.py")
                  if "import benchmarks" in (text := p.read_text(encoding="utf-8")) or "from benchmarks" in text]
     assert importers == []

@@ -159,7 +159,8 @@ def write_block(path, block: str) -> None:
 
 _HEADLINE_NAMES = {("disc", "multi"): "DISC-Law-Eval several answers", ("disc", "single"): "DISC-Law-Eval one answer",
                    ("lexeval", "multi"): "LexEval several answers", ("lexeval", "single"): "LexEval one answer",
-                   ("lawbench_tasks", "single"): "LawBench 2-8 (A–E)", ("lawbench_tasks", "label"): "LawBench 2-2/2-4 labels"}
+                   ("lawbench_tasks", "single"): "LawBench 2-8 (A–E)",
+                   ("lawbench_tasks", "label"): "LawBench 2-2/2-4 labels"}
 
 
 def headline(report: str, command: str) -> str:
