@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 try:
-    from cpsd_tasks.report.rescore import *  # noqa: F401,F403  (tests and callers use its functions)
+    from cpsd_tasks.report.rescore import *  # noqa: F401,F403  (callers may use its functions)
     from cpsd_tasks.report.rescore import main
 except ImportError:  # run from a checkout without installing the package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

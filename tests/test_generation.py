@@ -4,7 +4,6 @@ real CLI on the embedded demo data."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
 import math
@@ -18,6 +17,7 @@ from cpsd_tasks import generation as g
 from cpsd_tasks.baseline import answer, identify
 from cpsd_tasks.baseline.rules_tg import LEAD_CHARS, lead, sentences
 from cpsd_tasks.options import set_task_options
+from cpsd_tasks.report import rescore
 
 from conftest import ROOT, run_cpsd_eval
 
@@ -425,13 +425,6 @@ def test_generation_kwargs_do_not_cut_chinese_text(task):
 
 # --------------------------------------------------------------------------- real CLI + rescoring
 
-def _rescore_module():
-    spec = importlib.util.spec_from_file_location("cpsd_rescore", ROOT / "scripts" / "rescore.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _row(results: dict, task: str) -> dict:
     return {k.split(",")[0]: v for k, v in results["results"][f"cpsd_{task}"].items() if k.endswith(",none")}
 
@@ -458,8 +451,8 @@ def test_cli_with_tiny_bert_then_rescore(tmp_path, baseline_url, hf_home, tiny_b
     # Re-scoring the sample log (no model call) reproduces every figure of the run.
     g.reset_bertscore_state()
     out_json = tmp_path / "rescored.json"
-    status = _rescore_module().main([str(tmp_path / "out"), "--bertscore-model", str(tiny_bert),
-                                     "--num-layers", "2", "--out", str(out_json)])
+    status = rescore.main([str(tmp_path / "out"), "--bertscore-model", str(tiny_bert),
+                          "--num-layers", "2", "--out", str(out_json)])
     assert status == 0
     rescored = json.loads(out_json.read_text(encoding="utf-8"))
     (run_name, data), = rescored["runs"].items()
@@ -477,8 +470,8 @@ def test_cli_predict_only_then_rescore(tmp_path, baseline_url, hf_home, tiny_ber
                   extra=("--predict_only", "--limit", "3"))
     g.reset_bertscore_state()
     out_json = tmp_path / "rescored.json"
-    status = _rescore_module().main([str(tmp_path / "out"), "--bertscore-model", str(tiny_bert),
-                                     "--num-layers", "2", "--out", str(out_json)])
+    status = rescore.main([str(tmp_path / "out"), "--bertscore-model", str(tiny_bert),
+                          "--num-layers", "2", "--out", str(out_json)])
     assert status == 0
     (_, data), = json.loads(out_json.read_text(encoding="utf-8"))["runs"].items()
     row = data["results"]["cpsd_case_report"]
@@ -498,7 +491,6 @@ def test_rescore_exit_status_bertscore_switched_off_vs_missing(tmp_path, capsys)
               "filtered_resps": [doc["reference"]]}
     (run_dir / "samples_cpsd_case_summary_2024-01-01T00-00-00.jsonl").write_text(
         json.dumps(sample, ensure_ascii=False) + "\n", encoding="utf-8")
-    rescore = _rescore_module()
     # Switched off on purpose: not an error.
     out_json = tmp_path / "off.json"
     assert rescore.main([str(tmp_path / "out"), "--bertscore-model", "none", "--tasks", "case_summary",

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import configparser
 import importlib
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +73,29 @@ def test_console_scripts_point_at_existing_functions():
 def test_python_m_cpsd_tasks_help_exits_0():
     proc = subprocess.run([sys.executable, "-m", "cpsd_tasks", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "cpsd-eval" in proc.stdout and proc.stderr == ""
+
+
+#: A module loaded from a file path (importlib's spec_from_file_location, runpy's run_path) ...
+_LOAD_BY_PATH = re.compile(r"\b(?:spec_from_file_location|run_path)\b")
+#: ... where the file names a path under scripts/ ("scripts" / "x.py" or "scripts/x.py").
+_SCRIPTS_PATH = re.compile(r"""["']scripts(?:["']|/)""")
+
+
+def script_loads(text: str) -> list[int]:
+    """The lines (1-based) of ``text`` that load a module by file path, when ``text`` names a
+    path under ``scripts/``."""
+    if not _SCRIPTS_PATH.search(text):
+        return []
+    return [n for n, line in enumerate(text.splitlines(), 1) if _LOAD_BY_PATH.search(line)]
+
+
+def test_no_test_imports_a_script_by_file_path():
+    # scripts/ holds thin wrappers: a test imports the package module a script wraps, or runs the
+    # script as a subprocess ([sys.executable, "scripts/x.py", ...]); it never loads scripts/x.py as a module.
+    sample = 'spec = importlib.util.spec_from_file_location("x", ROOT / "scripts" / "x.py")\n'
+    assert script_loads(sample) == [1] and script_loads("runpy.run_path('scripts/x.py')") == [1]
+    assert script_loads('subprocess.run([sys.executable, "scripts/x.py"])') == []  # the check itself works
+    found = [f"tests/{path.relative_to(ROOT / 'tests').as_posix()}:{n}"
+             for path in sorted((ROOT / "tests").rglob("*.py")) if path != Path(__file__).resolve()
+             for n in script_loads(path.read_text(encoding="utf-8"))]
+    assert found == [], "import the package module the script wraps, or run the script as a subprocess"

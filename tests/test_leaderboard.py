@@ -674,12 +674,9 @@ def test_leaderboard_and_mistakes_export_survive_lone_surrogates(tmp_path):
 
 
 def test_rescore_survives_lone_surrogates(tmp_path, capsys):
-    import importlib.util
+    from cpsd_tasks.report import rescore
 
     surrogate_run(tmp_path / "runs" / "m")
-    spec = importlib.util.spec_from_file_location("cpsd_rescore_sur", ROOT / "scripts" / "rescore.py")
-    rescore = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rescore)
     out_json = tmp_path / "rescored.json"
     assert rescore.main([str(tmp_path / "runs"), "--bertscore-model", "none", "--tasks", "case_summary",
                          "--out", str(out_json)]) == 0
@@ -835,15 +832,8 @@ def test_rescored_json_passed_as_a_run(tmp_path, capsys):
     assert "no CPSDBench task" in capsys.readouterr().err
 
 
-def test_rescore_is_installed_and_the_script_is_a_shim(capsys):
-    import importlib.util
-
-    from cpsd_tasks.report import rescore
-
-    spec = importlib.util.spec_from_file_location("cpsd_rescore_shim", ROOT / "scripts" / "rescore.py")
-    shim = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(shim)
-    assert shim.main is rescore.main and shim.find_runs is rescore.find_runs
+def test_rescore_is_installed_and_a_leaderboard_command(capsys):
+    # scripts/rescore.py runs the same main: test_the_rescore_script_is_a_shim.
     setup = (ROOT / "setup.cfg").read_text(encoding="utf-8")
     assert "cpsd-rescore = cpsd_tasks.report.rescore:main" in setup
     assert "cpsd-leaderboard = cpsd_tasks.report.cli:main" in setup
@@ -854,6 +844,25 @@ def test_rescore_is_installed_and_the_script_is_a_shim(capsys):
     assert "usage: cpsd-leaderboard rescore" in capsys.readouterr().out
     assert cli.main(["rescore", str(ROOT / "no_such_folder")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_the_rescore_script_is_a_shim(capsys, monkeypatch):
+    from cpsd_tasks.report import rescore
+
+    # python scripts/rescore.py = cpsd_tasks.report.rescore.main: same help, same refusal of a missing folder.
+    monkeypatch.setenv("COLUMNS", "100")  # one help width in and out of the process
+    with pytest.raises(SystemExit) as done:
+        rescore.main(["--help"])
+    assert done.value.code == 0
+    usage = capsys.readouterr().out
+    assert usage.startswith("usage: cpsd-rescore")
+    shim = subprocess.run([sys.executable, "scripts/rescore.py", "--help"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert shim.returncode == 0 and shim.stdout == usage, shim.stderr[-2000:]
+    shim = subprocess.run([sys.executable, "scripts/rescore.py", str(ROOT / "no_such_folder")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert shim.returncode == 2 and "does not exist" in shim.stderr
 
 
 def _imports_of(path: Path, package: str, lazy: bool = True) -> set[str]:

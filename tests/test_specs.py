@@ -1,11 +1,10 @@
 """One declaration per metric (cpsd_tasks.specs): the committed YAMLs are what scripts/gen_yaml.py
-writes from it, the harness reads exactly those lists, every task's process_results emits exactly
-its declared metrics, the prompts name tasks.py's labels, and aggregation() finds each function by
-name (hand-worked values below)."""
+(cpsd_tasks.cli.gen_yaml) writes from it, the harness reads exactly those lists, every task's
+process_results emits exactly its declared metrics, the prompts name tasks.py's labels, and
+aggregation() finds each function by name (hand-worked values below)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks import YAML_DIR, specs
+from cpsd_tasks.cli import gen_yaml
 from cpsd_tasks.data.loading import load_task_docs
 from cpsd_tasks.specs import CountItem, MacroItem, TypeItem
 from cpsd_tasks.tasks import TASKS
@@ -20,14 +20,6 @@ from cpsd_tasks.tasks import TASKS
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _gen_yaml():
-    spec = importlib.util.spec_from_file_location("cpsd_gen_yaml", ROOT / "scripts" / "gen_yaml.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-gen_yaml = _gen_yaml()
 ALL_TASKS = [t.harness_name for t in TASKS.values()] + list(specs.LL_VARIANTS)
 
 

@@ -5,6 +5,7 @@ Modules: :mod:`~cpsd_tasks.cli.cpsd_eval` (the entry point), :mod:`~cpsd_tasks.c
 a run), :mod:`~cpsd_tasks.cli.preflight` (the endpoint check), :mod:`~cpsd_tasks.cli.run` (the
 harness's ``run`` without its built-in task index), :mod:`~cpsd_tasks.cli.prompts` (templates
 compiled once), :mod:`~cpsd_tasks.cli.quiet` (harness noise removed) and
-:mod:`~cpsd_tasks.cli.unguarded` (the warning under plain ``lm_eval``). Importing this package
-imports none of them; ``python -m cpsd_tasks.cli`` is ``cpsd-eval``.
+:mod:`~cpsd_tasks.cli.unguarded` (the warning under plain ``lm_eval``); beside them
+:mod:`~cpsd_tasks.cli.gen_yaml` (the YAMLs' ``metric_list`` from the specs, ``scripts/gen_yaml.py``).
+Importing this package imports none of them; ``python -m cpsd_tasks.cli`` is ``cpsd-eval``.
 """
