@@ -110,6 +110,39 @@ def test_lawbench_rules_are_substring_matches():
     assert peers.lawbench_letters("E", "ABCD") is None
 
 
+NER_TYPES = ("犯罪嫌疑人", "受害人", "被盗货币", "物品价值", "盗窃获利", "被盗物品", "作案工具", "时间", "地点", "组织机构")
+
+
+def test_lawbench_2_6_reads_one_value_per_type_after_its_name_and_a_colon():
+    output = "犯罪嫌疑人：黄某某 被告人\n受害人:无\n作案时间：13时许\n受害人人：戚某某\n受害人：李某\n地点：北"
+    # 犯罪嫌疑人 up to the space; 受害人:无 is no entity, 受害人人： gives nothing, the last 受害人 wins;
+    # 作案时间： gives 时间; 地点：北 has one character after the colon: skipped
+    assert peers.lawbench_entities(output, NER_TYPES) == {"犯罪嫌疑人": "黄某某", "受害人": "李某", "时间": "13时许"}
+    # a one-line answer: the value runs to the end of the line
+    assert peers.lawbench_entities("犯罪嫌疑人：黄某某；受害人：戚某某", NER_TYPES) == {
+        "犯罪嫌疑人": "黄某某；受害人：戚某某", "受害人": "戚某某"}
+    # the value after the colon may start on the next line; 未提及 is no entity
+    assert peers.lawbench_entities("时间：\n6月底\n地点：未提及\n", NER_TYPES) == {"时间": "6月底"}
+    assert peers.lawbench_entities(None, NER_TYPES) == {}
+    assert peers.lawbench_value_at("时间：6月底", 2) == "6月底" and peers.lawbench_value_at("时间：无。", 2) == "无。"
+    assert peers.lawbench_reference("受害人:严某某、肖某某;被盗物品:查获手机") == {"受害人": "严某某、肖某某",
+                                                                              "被盗物品": "查获手机"}
+    assert peers.lawbench_reference(" ") == {}
+
+
+def test_lawbench_2_6_scores_character_f1_per_type():
+    assert peers.char_f1("严某某、肖某某", "严某某肖某某") == 1.0             # punctuation does not count
+    # 黄某某 in 被告人黄某某: 3 characters shared, P 3/6, R 1: F1 2/3
+    assert peers.char_f1("黄某某", "被告人黄某某") == pytest.approx(2 / 3)
+    assert peers.char_f1("ABC", "abc") == 1.0 and peers.char_f1("", "。") == 1.0 and peers.char_f1("", "x") == 0.0
+    found = {"犯罪嫌疑人": "被告人黄某某", "时间": "13时许", "地点": "北京"}
+    reference = {"犯罪嫌疑人": "黄某某", "时间": "13时许", "受害人": "李某"}
+    # overlap 2/3 + 1 (地点 is not in the reference); P = R = (5/3) / 3 = 5/9
+    assert peers.lawbench_ner_score(found, reference) == pytest.approx(5 / 9)
+    assert peers.lawbench_ner_score({}, reference) == 0.0
+    assert peers.lawbench_ner_score({}, {}) == 1.0 and peers.lawbench_ner_score(found, {}) == 0.0
+
+
 # --------------------------------------------------------------------------- graded counting, by hand
 
 def _hand_corpus() -> corpora.RealCorpus:
