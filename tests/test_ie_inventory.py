@@ -1,5 +1,5 @@
-"""The IE reader with an explicit entity-type inventory: another benchmark's types read as the plugin
-reads its own, and the plugin's own tasks read as before.
+"""The IE reader with an explicit entity-type inventory (docs/answer_reading.md, "The corpus audit"):
+another benchmark's types — LawBench's ten of its 2-6 — read as the plugin reads its own.
 
 Every expected reading is worked out by hand from the reader's rules (docs/information_extraction.md):
 ``类型：值`` lines (a list marker allowed, values split at 、/;/, , none-answers dropped, a person's
@@ -11,9 +11,52 @@ from __future__ import annotations
 import pytest
 
 from cpsd_tasks import ie
+from cpsd_tasks.audit import ner
 from cpsd_tasks.reading.ie_items import ItemReader
 from cpsd_tasks.reading.ie_names import UNKNOWN, Inventory, ner_inventory, task_inventory
 from cpsd_tasks.reading.ie_parse import Parsed, parse_output
+
+TYPES = ("犯罪嫌疑人", "受害人", "被盗货币", "物品价值", "盗窃获利", "被盗物品", "作案工具", "时间", "地点", "组织机构")
+LAWBENCH = ner.inventory(TYPES)
+
+
+@pytest.mark.parametrize("output, items", [
+    # canonical names, a list marker, full-width colons; 、 splits one type's values
+    ("- 犯罪嫌疑人：黄某某\n- 受害人：戚某某、李某", (("犯罪嫌疑人", "黄某某"), ("受害人", "戚某某"), ("受害人", "李某"))),
+    # aliases: 被告人 → 犯罪嫌疑人, 被害人 → 受害人, 作案时间 → 时间, 日期 (shared with the plugin's tasks) → 时间
+    ("被告人：黄某某\n被害人：戚某某\n作案时间：13时许\n日期：6月底", (("犯罪嫌疑人", "黄某某"), ("受害人", "戚某某"),
+                                                  ("时间", "13时许"), ("时间", "6月底"))),
+    # one line, groups separated by ；: each group is read (无 is no entity)
+    ("犯罪嫌疑人：黄某某；被盗货币：无；被盗物品：电瓶4只", (("犯罪嫌疑人", "黄某某"), ("被盗物品", "电瓶4只"))),
+    # a person's trailing note is dropped (NFKC makes the brackets ASCII); a place keeps its own, less the
+    # edge punctuation every compared string loses (the gold's alike)
+    ("受害人：戚某某（车主）\n地点：花木田（小学对面）", (("受害人", "戚某某"), ("地点", "花木田(小学对面"))),
+    # a line of a type outside the ten names nothing (人名 could be suspect or victim)
+    ("人名：黄某某\n组织机构：嵊州市公安局", (("组织机构", "嵊州市公安局"),)),
+    # JSON: a known type, an unknown one (kept as a false positive), grouped objects
+    ('[{"type": "受害人", "text": "戚某某"}, {"type": "人名", "text": "黄某某"}]',
+     (("受害人", "戚某某"), (UNKNOWN, "黄某某"))),
+    ('{"犯罪嫌疑人": ["黄某某", "张某"], "物品价值": "人民币352元"}',
+     (("犯罪嫌疑人", "黄某某"), ("犯罪嫌疑人", "张某"), ("物品价值", "人民币352元"))),
+    # English names
+    ('[{"type": "Victim", "text": "戚某某"}, {"type": "Stolen items", "text": "电瓶"}]',
+     (("受害人", "戚某某"), ("被盗物品", "电瓶"))),
+])
+def test_lawbench_types_are_read_like_the_plugins_own(output, items):
+    assert parse_output(output, LAWBENCH) == Parsed(items, True)
+
+
+def test_an_output_naming_no_type_of_the_inventory_is_no_answer():
+    assert parse_output("人名：黄某某、戚某某<eoa>", LAWBENCH) == Parsed((), False)
+    assert parse_output("无", LAWBENCH) == Parsed((), True)              # an explicit empty answer
+
+
+def test_the_same_name_files_under_each_inventorys_own_type():
+    line = "受害人：戚某某\n犯罪嫌疑人：黄某某"
+    # fraud_ner has 受害人 as an alias of 报案人 and no suspect type; drug_ner has 犯罪嫌疑人 as 人名
+    assert parse_output(line, "fraud_ner").items == (("报案人", "戚某某"),)
+    assert parse_output(line, "drug_ner").items == (("人名", "黄某某"),)
+    assert parse_output(line, LAWBENCH).items == (("受害人", "戚某某"), ("犯罪嫌疑人", "黄某某"))
 
 
 def test_a_task_id_and_its_inventory_read_alike():
@@ -55,3 +98,4 @@ def test_exact_only_types_of_another_inventory():
     assert (plugin["受害人"].tp_fuzzy, plugin["被盗物品"].tp_fuzzy) == (0, 1)
     # names as another inventory's exact-only types: 被盗物品 given as exact-only matches no more
     assert ie.match_entities(gold, pred, exact_only={"被盗物品"})["被盗物品"].tp_fuzzy == 0
+    assert ner.EXACT_ONLY == {"犯罪嫌疑人", "受害人", "被盗货币", "物品价值", "盗窃获利"}
