@@ -2,7 +2,25 @@
 
 Python users get a harness ``TaskManager`` that knows the ``cpsd_*`` tasks with
 :func:`task_manager`; command-line users run ``cpsd-eval`` (``lm_eval`` plus our task folder) or
-``lm_eval --include_path "$(python -m cpsd_tasks path)"``.
+``lm_eval --include_path "$(python -m cpsd_tasks path)"``; ``python -m cpsd_tasks --help`` lists
+the installed commands.
+
+The layers, top first (imports go down; ARCHITECTURE.md)::
+
+    cli/             cpsd-eval: task selection, data and endpoint checks, the cpsd-only harness run
+    backends/        the guarded API backends and cpsd-hf (importing the package registers them)
+    yaml/            the task and group YAMLs (data, prompt, metric_list)
+    classification/  ie/  qa/  generation/  ll/     the task families: scorers and harness hooks
+    data/            finding, validating and loading the JSONL data; the custom_dataset hook
+    reading/         what a model answered, read from its raw output
+    report/          cpsd-leaderboard, cpsd-rescore: tables, figures, error analysis from run folders
+    judge/  audit/  baseline/                       optional judge, reader audit, rule baseline
+
+and the modules every layer shares: :mod:`~cpsd_tasks.tasks` (the task registry),
+:mod:`~cpsd_tasks.specs` (every metric declared once), :mod:`~cpsd_tasks.options` (run options and
+the scoring signature), :mod:`~cpsd_tasks.taxonomy` (error classes), :mod:`~cpsd_tasks.truncation`
+(which answers were cut), :mod:`~cpsd_tasks.task_yaml` (the one YAML reader),
+:mod:`~cpsd_tasks.exceptions`.
 """
 
 from __future__ import annotations
@@ -25,11 +43,11 @@ def task_manager(include_defaults: bool = False, **kwargs: Any):
 
     Returns:
         A ``TaskManager`` for ``lm_eval.simple_evaluate(..., task_manager=tm)``. Also installs
-        :func:`cpsd_tasks.prompts.install` (our prompt templates compiled once, same text).
+        :func:`cpsd_tasks.cli.prompts.install` (our prompt templates compiled once, same text).
     """
     from lm_eval.tasks import TaskManager
 
-    from cpsd_tasks import prompts, quiet
+    from cpsd_tasks.cli import prompts, quiet
 
     prompts.install()  # our Jinja prompts compiled once, not once per doc (same text)
     quiet.install()  # no harness --metadata note per cpsd task, no git 'fatal:' line

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
@@ -193,47 +192,16 @@ def data_digest(docs: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
     return digest(parts)
 
 
-@lru_cache(maxsize=1)
-def _yaml_loader():
-    """A ``yaml.SafeLoader`` that reads ``!function a.b`` as the string ``!function a.b``."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.add_constructor("!function", lambda ld, node: "!function " + str(ld.construct_scalar(node)))
-    return Loader
-
-
-def task_yaml(path: Path, depth: int = 0) -> dict[str, Any]:
-    """A task YAML as a dict, with its ``include`` files merged in (local keys win) as the harness
-    does; ``!function x`` values stay strings. ``{}`` for a missing file."""
-    import yaml
-
-    path = Path(path)
-    if depth > 5 or not path.is_file():
-        return {}
-    cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_yaml_loader()) or {}
-    if not isinstance(cfg, dict):
-        return {}
-    base: dict[str, Any] = {}
-    includes = cfg.get("include")
-    for inc in [includes] if isinstance(includes, str) else includes or []:
-        base.update(task_yaml(path.parent / inc, depth + 1))
-    base.update(cfg)
-    base.pop("include", None)
-    return base
-
-
 def prompt_template(task_id: str, config_source: Optional[str] = None) -> Optional[str]:
     """The ``doc_to_text`` template the task was built from: read from ``config_source`` (the YAML
     path the harness passes to the hook), else from our shipped YAML; ``None`` when neither has one."""
-    from cpsd_tasks import YAML_DIR
+    from cpsd_tasks import YAML_DIR, task_yaml
     from cpsd_tasks.tasks import get_task
 
     for path in (config_source, YAML_DIR / f"{get_task(task_id).harness_name}.yaml"):
-        if path and path != "inline":
-            template = task_yaml(Path(path)).get("doc_to_text")
+        if path and path != "inline" and Path(path).is_file():
+            cfg = task_yaml.read(path)
+            template = cfg.get("doc_to_text") if isinstance(cfg, dict) else None
             if template is not None:
                 return str(template)
     return None
@@ -254,7 +222,7 @@ def signature(task_id: str, docs: Mapping[str, Sequence[Mapping[str, Any]]], res
         ``tau_qa`` (case_reading), and for generation ``jieba``, ``sacrebleu`` and
         ``rouge_chinese`` versions, ``bertscore_model``, ``bertscore_num_layers``,
         ``bertscore_rescale``, ``bertscore_idf`` and the ``bert_score`` version; and ``string``,
-        all of it on one line (``cpsd:0.1.0|reader:3|metrics:1|task:drug_ner|prompt:sha256.…|…``).
+        all of it on one line (``cpsd:0.1.0|reader:4|metrics:1|task:drug_ner|prompt:sha256.…|…``).
     """
     import cpsd_tasks
     from cpsd_tasks.reading import READER_VERSION

@@ -16,7 +16,7 @@ Two bounded registries (oldest entries dropped past :data:`MAX_ENTRIES`):
   exact text was seen cut and never seen complete in this process.
 
 This module imports nothing heavy (no ``lm_eval``): scoring code may import it freely. ``cpsd-hf``
-(:mod:`cpsd_tasks.hf_backend`) marks outputs that used the whole token budget. Outputs of
+(:mod:`cpsd_tasks.backends.hf`) marks outputs that used the whole token budget. Outputs of
 backends that report neither (``hf``, ``vllm``, the harness's own API classes) are never marked,
 so their ``truncated_rate`` is 0.
 """

@@ -34,8 +34,7 @@ try:
 except ImportError:  # run from a checkout without installing the package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cpsd_tasks import YAML_DIR, specs
-from cpsd_tasks.selection import read_yaml
+from cpsd_tasks import YAML_DIR, specs, task_yaml
 from cpsd_tasks.tasks import EXAM_TF_LABELS, READING_JUDGE_LABELS, get_task
 
 #: First line of every generated block.
@@ -58,7 +57,7 @@ def task_files(yaml_dir: Path) -> dict[str, tuple[Path, str]]:
     """``{harness task name: (its YAML, the template it includes)}`` for every task YAML."""
     found = {}
     for path in sorted(yaml_dir.glob("*.yaml")):
-        cfg = read_yaml(path, include=False)
+        cfg = task_yaml.read(path, include=False)
         if isinstance(cfg, dict) and "task" in cfg and isinstance(cfg.get("include"), str):
             found[cfg["task"]] = (path, cfg["include"])
     return found
@@ -176,7 +175,7 @@ def prompt_label_problems(yaml_dir: Path = YAML_DIR) -> tuple[int, list[str]]:
     """
     n, problems = 0, []
     for task, (path, _) in task_files(yaml_dir).items():
-        cfg = read_yaml(path, include=False)
+        cfg = task_yaml.read(path, include=False)
         task_id = cfg["dataset_kwargs"]["task_id"]
         labels = expected_labels(task, task_id)
         stated = prompt_labels(cfg["doc_to_text"])
@@ -198,7 +197,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when a YAML differs from the specs or a prompt's labels from tasks.py")
+                        help="write nothing; exit 1 when a YAML differs from the specs or a prompt's labels from "
+                             "tasks.py")
     parser.add_argument("--yaml-dir", type=Path, default=YAML_DIR, help="task folder (default: %(default)s)")
     args = parser.parse_args(argv)
     generated = generate(args.yaml_dir)

@@ -62,7 +62,8 @@ def _readers():
         from cpsd_tasks.reading.labels import read_label, strict_label
         from cpsd_tasks.reading.refusals import is_clear_refusal, is_refusal
         from cpsd_tasks.reading.turns import first_turn, own_turn, written_turn
-        from cpsd_tasks.reading.lexicon import EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES, READING_JUDGE_SHORT
+        from cpsd_tasks.reading.lexicon import (EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES,
+                                                READING_JUDGE_SHORT)
     except ImportError:                      # the readers before the reading package
         from cpsd_tasks.choices import lawbench_rule, read_choices
         from cpsd_tasks.qa.read import (EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES, READING_JUDGE_SHORT,

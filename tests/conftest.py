@@ -19,24 +19,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def load_script(name: str) -> Any:
-    """Import ``scripts/<name>.py`` (the scripts are not a package) as module ``cpsd_script_<name>``;
-    imported once per test session."""
-    import importlib.util
-
-    module_name = f"cpsd_script_{name}"
-    if module_name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(module_name, ROOT / "scripts" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[module_name]
-
-
-@pytest.fixture(scope="session")
-def bench() -> Any:
-    """``scripts/bench.py`` as a module (tests patch its functions with ``monkeypatch``)."""
-    return load_script("bench")
 #: Real public stand-in data (docs/data.md#public-stand-in-data); present in CI, maybe not on a user's machine.
 SHARED_DATA = (ROOT.parent / "shared" / "data").resolve()
 needs_shared_data = pytest.mark.skipif(

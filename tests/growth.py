@@ -7,7 +7,7 @@ later. It compares growth instead, in one run: the time of ``fn(make(n))`` again
 time of the calling thread (``time.thread_time``: waiting for a core is not counted), as the
 minimum over alternating single calls with the garbage collector off, so neither other processes
 nor a collection inflate one side alone. Absolute budgets (the seconds a
-100,000-character output may take) live in ``scripts/bench.py``.
+100,000-character output may take) live in ``benchmarks/adversarial.py`` (``python -m benchmarks``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +20,8 @@ from conftest import ROOT, run_cpsd_eval
 
 CORPUS = (ROOT.parent / "shared" / "realout" / "lawbench").resolve()
 GRADED = ROOT / "tests" / "data" / "graded_single_choice.jsonl"
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(),
-                                  reason=f"real-output corpus {CORPUS} not present (it lives beside the checkout in CI)")
+needs_corpus = pytest.mark.skipif(
+    not CORPUS.is_dir(), reason=f"real-output corpus {CORPUS} not present (it lives beside the checkout in CI)")
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks import truncation
-from cpsd_tasks.data import DEMO_DIR, load_task_docs
+from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
 
 from capture_server import CaptureServer, Reply, baseline_reply, completion
 
@@ -90,7 +90,7 @@ def capture():
 
 @pytest.fixture
 def openai_backend(monkeypatch):
-    import cpsd_tasks.backends as backends
+    from cpsd_tasks.backends import api as backends
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
 
@@ -112,14 +112,14 @@ NOT_REASONING = ["gpt-3.5-turbo", "gpt-3.5-turbo-0125", "gpt-4o", "gpt-4o-2024-0
 
 @pytest.mark.parametrize("name", REASONING)
 def test_reasoning_rule_matches_reasoning_models(name):
-    from cpsd_tasks.backends import is_reasoning_model
+    from cpsd_tasks.backends.api import is_reasoning_model
 
     assert is_reasoning_model(name)
 
 
 @pytest.mark.parametrize("name", NOT_REASONING)
 def test_reasoning_rule_leaves_chat_models_alone(name):
-    from cpsd_tasks.backends import is_reasoning_model
+    from cpsd_tasks.backends.api import is_reasoning_model
 
     assert not is_reasoning_model(name)
 
@@ -436,7 +436,7 @@ def test_cli_request_cache_never_serves_another_data_dirs_prompts(tmp_path, hf_h
 
 def test_task_digest_follows_the_data(tmp_path):
     import cpsd_tasks
-    from cpsd_tasks.backends import task_digest
+    from cpsd_tasks.backends.api import task_digest
 
     for name in ("A", "B"):
         folder = tmp_path / name / "rumor"
@@ -486,8 +486,8 @@ def test_cli_cpsd_hf_flags_outputs_cut_by_the_token_budget(tmp_path, hf_home):
 def test_task_layer_warns_once_about_the_harness_backend_it_cannot_guard(monkeypatch, caplog):
     from lm_eval.models.openai_completions import LocalChatCompletion, OpenAIChatCompletion
 
-    import cpsd_tasks.backends as backends
-    from cpsd_tasks import unguarded
+    from cpsd_tasks.backends import api as backends
+    from cpsd_tasks.cli import unguarded
 
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     url = "http://127.0.0.1:9/v1/chat/completions"
@@ -520,7 +520,7 @@ def test_task_layer_warns_once_about_the_harness_backend_it_cannot_guard(monkeyp
 
 
 def test_harness_names_map_to_the_guarded_classes():
-    import cpsd_tasks.backends as backends
+    from cpsd_tasks.backends import api as backends
     from lm_eval.api.registry import get_model
 
     assert backends.GUARDED_HARNESS_BACKENDS == {"openai-chat-completions": "cpsd-openai-chat",

@@ -1,5 +1,5 @@
 """cpsd-eval's start-up: usage, task resolution, pre-flight, the cpsd-only run without the harness's
-built-in task index (cpsd_tasks.cli, cpsd_tasks.run). Tests that launch the CLI are e2e."""
+built-in task index (cpsd_tasks.cli.cpsd_eval, cpsd_tasks.cli.run). Tests that launch the CLI are e2e."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from cpsd_tasks import cli
+from cpsd_tasks.cli import cpsd_eval as cli
 from cpsd_tasks.tasks import TASKS
 
 from conftest import run_cpsd_eval
@@ -28,11 +28,11 @@ TWELVE = sorted(s.harness_name for s in TASKS.values())
 # --------------------------------------------------------------------------- unit
 
 def test_run_execute_mirrors_the_harness():
-    """cpsd_tasks.run.execute is lm-eval's Run._execute except for the TaskManager lines. When the
-    harness changes the method, this fails: bring cpsd_tasks/run.py in line with it."""
+    """cpsd_tasks.cli.run.execute is lm-eval's Run._execute except for the TaskManager lines. When the
+    harness changes the method, this fails: bring cpsd_tasks/cli/run.py in line with it."""
     from lm_eval._cli.run import Run
 
-    from cpsd_tasks import run
+    from cpsd_tasks.cli import run
 
     def body(func) -> list[str]:
         lines = textwrap.dedent(inspect.getsource(func)).splitlines()
@@ -58,7 +58,7 @@ def test_run_execute_mirrors_the_harness():
 
 def test_run_task_manager_has_no_builtins():
     from cpsd_tasks import YAML_DIR
-    from cpsd_tasks.run import task_manager
+    from cpsd_tasks.cli.run import task_manager
 
     tm = task_manager(str(YAML_DIR), {"bertscore_model": "none"})
     assert tm.all_tasks and all(name.startswith("cpsd") for name in tm.all_tasks)
@@ -67,7 +67,7 @@ def test_run_task_manager_has_no_builtins():
 PROCESS_GROUP_PROBE = """
 import sys
 import torch.distributed as dist
-from cpsd_tasks.cli import close_process_group
+from cpsd_tasks.cli.cpsd_eval import close_process_group
 print(close_process_group())                       # no group yet
 dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
 print(close_process_group(), dist.is_initialized())  # destroyed, and gone
@@ -86,7 +86,7 @@ def test_close_process_group_destroys_an_initialised_group_only(tmp_path):
 
 @pytest.mark.e2e
 def test_close_process_group_without_torch_loaded_imports_nothing():
-    code = ("import sys; from cpsd_tasks.cli import close_process_group; "
+    code = ("import sys; from cpsd_tasks.cli.cpsd_eval import close_process_group; "
             "print(close_process_group(), 'torch' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.split() == ["False", "False"], proc.stderr[-2000:]
@@ -107,8 +107,8 @@ def test_own_flags_removed():
 
 def test_requested_reads_cli_over_config(tmp_path):
     config = tmp_path / "run.yaml"
-    config.write_text("tasks: cpsd_clf,cpsd_ie\nmodel: cpsd-openai-chat\nmodel_args: model=gpt-4o,base_url=http://h:1/v1\n",
-                      encoding="utf-8")
+    config.write_text("tasks: cpsd_clf,cpsd_ie\nmodel: cpsd-openai-chat\n"
+                      "model_args: model=gpt-4o,base_url=http://h:1/v1\n", encoding="utf-8")
     ns = argparse.Namespace(config=str(config), tasks=None, model=None, model_args=None)
     assert cli.requested(ns) == (["cpsd_clf", "cpsd_ie"], "cpsd-openai-chat",
                                  {"model": "gpt-4o", "base_url": "http://h:1/v1"})
@@ -126,7 +126,8 @@ def test_connection_failure_found_in_the_chain():
         except OSError as inner:
             raise requests.exceptions.ConnectionError("HTTPConnectionPool(host='127.0.0.1', port=9)") from inner
     except Exception as err:  # noqa: BLE001
-        assert cli.connection_failure(err) == "ConnectionRefusedError: [Errno 111] Connection refused"  # the root cause
+        # the root cause
+        assert cli.connection_failure(err) == "ConnectionRefusedError: [Errno 111] Connection refused"
     assert cli.connection_failure(ValueError("x")) is None
     assert cli.connection_failure(RuntimeError("wrapped")) is None
 
@@ -162,7 +163,7 @@ def one_line_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:
 def test_usage_without_importing_the_harness(tmp_path, hf_home):
     proc = cpsd_eval([], tmp_path, hf_home)
     assert proc.returncode == 2 and proc.stderr.startswith("usage: cpsd-eval")
-    code = ("import sys\nfrom cpsd_tasks.cli import main\ntry:\n    main([])\nexcept SystemExit:\n    pass\n"
+    code = ("import sys\nfrom cpsd_tasks.cli.cpsd_eval import main\ntry:\n    main([])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lm_eval', 'torch', 'datasets')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -241,7 +242,7 @@ def _comparable(run: dict) -> dict:
 
 @pytest.mark.e2e
 def test_cpsd_only_run_equals_the_harness_run(tmp_path, hf_home, baseline_url):
-    """The same run through cpsd_tasks.run (our folder only) and through the harness's own run code
+    """The same run through cpsd_tasks.cli.run (our folder only) and through the harness's own run code
     (--index_builtins): identical results JSON and sample logs, apart from times and addresses."""
     ours = run_cpsd_eval("cpsd_rumor,cpsd_drug_ner", baseline_url, tmp_path / "ours", hf_home, extra=("--limit", "3"))
     harness = run_cpsd_eval("cpsd_rumor,cpsd_drug_ner", baseline_url, tmp_path / "harness", hf_home,

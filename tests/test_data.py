@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from cpsd_tasks.data import DEMO_DIR, DataError, harness_dataset, load_task_docs, read_jsonl, resolve_data_dir
+from cpsd_tasks.data import harness_dataset
+from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs, read_jsonl, resolve_data_dir
+from cpsd_tasks.exceptions import DataError
 from cpsd_tasks.tasks import TASKS
 
 from conftest import SHARED_DATA, needs_shared_data
@@ -71,7 +73,8 @@ def test_all_problems_reported_together(tmp_path):
 
 
 def test_bom_crlf_blank_lines_int_ids_extra_fields_accepted(tmp_path):
-    body = '{"id": 1, "text": "您好", "label": "正常", "note": "extra"}\r\n\r\n{"id": 2, "text": "转账", "label": "诈骗"}\r\n'
+    body = ('{"id": 1, "text": "您好", "label": "正常", "note": "extra"}\r\n\r\n'
+            '{"id": 2, "text": "转账", "label": "诈骗"}\r\n')
     path = write(tmp_path, "fraud_detection", None, raw=b"\xef\xbb\xbf" + body.encode())
     records = read_jsonl(path, "fraud_detection")
     assert records == [{"id": "1", "text": "您好", "label": "正常"}, {"id": "2", "text": "转账", "label": "诈骗"}]
@@ -197,8 +200,10 @@ def test_fewshot_leak_by_content_in_other_task_kinds(tmp_path, task, test_rec, s
 
 
 def test_same_context_other_question_is_not_a_leak(tmp_path):
-    write(tmp_path, "case_reading", [{"id": "1", "context": "材料", "question": "谁？", "answer": "张某", "qtype": "精确"}])
-    write(tmp_path, "case_reading", [{"id": "2", "context": "材料", "question": "在哪？", "answer": "北京", "qtype": "模糊"}],
+    write(tmp_path, "case_reading",
+          [{"id": "1", "context": "材料", "question": "谁？", "answer": "张某", "qtype": "精确"}])
+    write(tmp_path, "case_reading",
+          [{"id": "2", "context": "材料", "question": "在哪？", "answer": "北京", "qtype": "模糊"}],
           name="fewshot.jsonl")
     assert [d["id"] for d in load_task_docs("case_reading", str(tmp_path))["fewshot"]] == ["2"]
 
@@ -239,7 +244,7 @@ def test_fewshot_leak_stops_the_cli_before_any_request(tmp_path, baseline_server
 # --------------------------------------------------------------------------- every task at once (issue 23)
 
 def test_check_tasks_reports_every_problem_of_every_task_uncapped(tmp_path):
-    from cpsd_tasks.data import MAX_REPORTED, check_tasks
+    from cpsd_tasks.data.loading import MAX_REPORTED, check_tasks
 
     rumor = write(tmp_path, "rumor", [{"id": str(i), "text": "x", "label": "假"} for i in range(MAX_REPORTED + 5)])
     few = write(tmp_path, "sentiment", [{"id": "s1", "text": "好", "label": "积极"}], name="fewshot.jsonl")
@@ -258,19 +263,21 @@ def test_check_tasks_reports_every_problem_of_every_task_uncapped(tmp_path):
 
 
 def test_problems_before_run_names_ll_variants_by_their_data_and_checks_options(tmp_path):
-    from cpsd_tasks.check import parse_metadata, problems_before_run
-    from cpsd_tasks.selection import local_index
+    from cpsd_tasks.cli.check import parse_metadata, problems_before_run
+    from cpsd_tasks.cli.selection import local_index
 
     index = local_index()
     rumor = write(tmp_path, "rumor", [{"id": "1", "text": "x"}])
     text = problems_before_run(["cpsd_ll_rumor", "cpsd_rumor"], index, {"data_dir": str(tmp_path)})
-    assert text.splitlines() == ["bad data, nothing was sent to the model. 1 problem(s) in 1 of 1 task(s), one per line:",
-                                 f"{rumor}:1: field 'label': missing; expected a non-empty string"]
+    assert text.splitlines() == [
+        "bad data, nothing was sent to the model. 1 problem(s) in 1 of 1 task(s), one per line:",
+        f"{rumor}:1: field 'label': missing; expected a non-empty string"]
     assert problems_before_run(["cpsd_rumor"], index, {}) is None  # the demo data
     text = problems_before_run(["cpsd_drug_ner"], index, {"tau": "2"})
     assert text == ("invalid run option, nothing was sent to the model. cpsd_drug_ner: option tau='2' (IE fuzzy-match "
                     "threshold τ) must be a number in (0, 1]")
     assert parse_metadata(["data_dir=/d", "tau=0.5"]) == {"data_dir": "/d", "tau": "0.5"}
-    assert parse_metadata(['{"data_dir": "/d", "bertscore_num_layers": 8}']) == {"data_dir": "/d", "bertscore_num_layers": 8}
+    assert parse_metadata(['{"data_dir": "/d", "bertscore_num_layers": 8}']) == {"data_dir": "/d",
+                                                                                 "bertscore_num_layers": 8}
     with pytest.raises(ValueError, match="expected key=value"):
         parse_metadata(["data_dir"])

@@ -50,7 +50,8 @@ def anchors(page: Path) -> set[str]:
 def test_slug_follows_github():
     assert slug("Refusals, invalid and truncated outputs") == "refusals-invalid-and-truncated-outputs"
     assert slug("Rule baseline (`cpsd_tasks/baseline/rules_ie.py`)") == "rule-baseline-cpsd_tasksbaselinerules_iepy"
-    assert slug("Log-likelihood variants (tag `cpsd_ll`) — an addition") == "log-likelihood-variants-tag-cpsd_ll--an-addition"
+    assert (slug("Log-likelihood variants (tag `cpsd_ll`) — an addition")
+            == "log-likelihood-variants-tag-cpsd_ll--an-addition")
     assert slug("Graders' conventions") == "graders-conventions"
 
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from cpsd_tasks.data import read_jsonl, DEMO_DIR
+from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
 
 from conftest import SHARED_DATA, needs_shared_data, run_cpsd_eval
 
@@ -65,8 +65,8 @@ def test_plain_lm_eval_with_include_path(tmp_path, baseline_url, hf_home):
 def test_bad_data_fails_before_any_request(tmp_path, baseline_server, baseline_url, hf_home):
     bad = tmp_path / "data" / "rumor"
     bad.mkdir(parents=True)
-    (bad / "test.jsonl").write_text('{"id": "1", "text": "x", "label": "谣言"}\n{"id": "2", "text": "y", "label": "假"}\n',
-                                    encoding="utf-8")
+    (bad / "test.jsonl").write_text('{"id": "1", "text": "x", "label": "谣言"}\n'
+                                    '{"id": "2", "text": "y", "label": "假"}\n', encoding="utf-8")
     before = baseline_server.requests
     env = dict(os.environ, HF_HOME=str(hf_home), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
     cmd = [sys.executable, "-m", "cpsd_tasks.cli", "--tasks", "cpsd_rumor", "--model", "local-chat-completions",

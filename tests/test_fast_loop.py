@@ -5,7 +5,7 @@ Each selected test not marked ``e2e`` is read as code, not text: the names its f
 those of every function under ``tests/`` it reaches by name (helpers such as ``run_cpsd_eval``,
 ``python`` or ``build_tiny_bert``) and of its fixtures (``two_runs`` …), followed transitively.
 A process is started by a name in :data:`PROCESS` (``subprocess``, ``Popen``, ``multiprocessing``,
-``run_child`` of scripts/bench.py); a model is built by ``save_pretrained``, which only a
+``run_child`` of benchmarks.children); a model is built by ``save_pretrained``, which only a
 session-scoped fixture may do (the cached tiny BERT of test_generation.py). Comments and docstrings
 are not code, so "a subprocess" in a docstring never counts.
 

@@ -8,7 +8,6 @@ import importlib.util
 import json
 import logging
 import math
-import random
 import tracemalloc
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from cpsd_tasks.baseline import answer, identify
 from cpsd_tasks.baseline.rules_tg import LEAD_CHARS, lead, sentences
 from cpsd_tasks.options import set_task_options
 
-from conftest import ROOT, load_script, run_cpsd_eval
+from conftest import ROOT, run_cpsd_eval
 
 TASKS = ("case_summary", "case_report", "legal_analysis")
 DEMO = ROOT / "cpsd_tasks" / "demo"
@@ -69,7 +68,8 @@ def test_model_folder_problems_are_found_before_a_run(tiny_bert, tmp_path):
     folder.mkdir()
     assert model_folder_problem(str(folder), 8) == f"folder '{folder}' has no config.json"
     (folder / "config.json").write_text((tiny_bert / "config.json").read_text(encoding="utf-8"), encoding="utf-8")
-    assert model_folder_problem(str(folder), 8) == f"folder '{folder}' has no weights (model.safetensors or pytorch_model.bin)"
+    no_weights = f"folder '{folder}' has no weights (model.safetensors or pytorch_model.bin)"
+    assert model_folder_problem(str(folder), 8) == no_weights
     (folder / "model.safetensors").write_bytes(b"")
     assert model_folder_problem(str(folder), 8) == f"folder '{folder}' has no tokenizer (tokenizer.json or vocab.txt)"
     (folder / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n", encoding="utf-8")
@@ -185,9 +185,11 @@ def test_think_block_is_not_scored():
 
 
 def _long_pair(n: int = 5000) -> tuple[str, str]:
-    """Two different n-character texts of shuffled demo sentences (``scripts/adversarial.py``'s, which
+    """Two different n-character texts of shuffled demo sentences (``benchmarks.adversarial``'s, which
     times the same pair against its budget)."""
-    return load_script("adversarial").long_pair(n)
+    from benchmarks.adversarial import long_pair
+
+    return long_pair(n)
 
 
 @pytest.mark.slow
@@ -199,7 +201,7 @@ def test_five_thousand_character_pair_is_linear_and_small():
     assert all(0.0 < scores[m] < 1.0 for m in ALL_TEXT)
     # rouge-chinese's own LCS table is quadratic in time and memory (36 s, 4 GB here); ours grows
     # about linearly at these sizes: rapidfuzz's bit-parallel LCS is n·m/64 word operations, small
-    # next to the rest. The absolute budget for this pair is in scripts/adversarial.py (bench).
+    # next to the rest. The absolute budget for this pair is in benchmarks/adversarial.py.
     assert_linear(lambda pair: g.text_scores(*pair), _long_pair, 1250, what="text_scores")
     tracemalloc.start()
     g.text_scores(hyp, ref)
@@ -311,7 +313,8 @@ def test_bertscore_tiny_model_loaded_once_and_scored_in_one_call(tiny_bert, coun
     assert counting_scorer["init"] == 1 and counting_scorer["score"] == [4]
     assert max(len(c) for c in counting_scorer["cands"]) == 510
     # A second task reuses the same scorer: still one construction, one more call.
-    g.agg_bertscore_f1([p["bertscore_f1"] for p in _items("legal_analysis", [d["reference"] for d in demo_docs("legal_analysis")])])
+    references = [d["reference"] for d in demo_docs("legal_analysis")]
+    g.agg_bertscore_f1([p["bertscore_f1"] for p in _items("legal_analysis", references)])
     assert counting_scorer["init"] == 1 and counting_scorer["score"] == [4, 6]
     assert g.bert_scorer().stats == {"loads": 1, "score_calls": 2}
     assert "BERTScore model" in caplog.text and "layer 2" in caplog.text

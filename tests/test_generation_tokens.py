@@ -17,8 +17,9 @@ from collections import Counter
 import pytest
 
 from cpsd_tasks import generation as g
+from cpsd_tasks.generation import tokens
 from cpsd_tasks.baseline.rules_tg import LEAD_CHARS, lead
-from cpsd_tasks.data import DEMO_DIR
+from cpsd_tasks.data.loading import DEMO_DIR
 
 from conftest import SHARED_DATA, needs_shared_data
 
@@ -93,8 +94,8 @@ def test_chinese_table_matches_sacrebleu_on_every_code_point():
     from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
     is_chinese = TokenizerZh._is_chinese_char.__wrapped__  # the function, not its LRU cache
-    han = g._zh_tables()["han"]
-    assert g._zh_tables()["fast"]
+    han = tokens._zh_tables()["han"]
+    assert tokens._zh_tables()["fast"]
     wrong = [cp for cp in range(0x110000) if is_chinese(chr(cp)) != (cp in han)]
     assert wrong == []
     # the two-character bounds, as sacrebleu compares them
@@ -108,7 +109,7 @@ def test_first_13a_rule_is_ascii_only():
 
     first = TokenizerRegexp()._re[0][0]
     assert first.search("".join(chr(cp) for cp in range(128, 0x110000))) is None
-    assert set(g._zh_tables()["punct"]) == {cp for cp in range(128) if first.fullmatch(chr(cp))}
+    assert set(tokens._zh_tables()["punct"]) == {cp for cp in range(128) if first.fullmatch(chr(cp))}
 
 
 def _sacrebleu_zh(text: str) -> str:
@@ -175,7 +176,7 @@ def test_ngram_counts_equal_sacrebleu_extraction():
 
 def _check_scores(pairs, again: bool = True) -> None:
     for hyp, ref in pairs:
-        g._reference_tokens.cache_clear()
+        tokens._reference_tokens.cache_clear()
         scores = g.text_scores(hyp, ref)
         assert scores == previous_text_scores(hyp, ref), (hyp, ref)
         if again:  # the reference's tokens from the cache this time
@@ -213,7 +214,7 @@ def test_each_text_segmented_once_and_reference_tokens_cached(monkeypatch):
     monkeypatch.setattr(g.tokens, "word_tokens", counting("jieba", word_tokens))
     monkeypatch.setattr(g.tokens, "zh_tokenize", counting("zh", zh_tokenize))
     monkeypatch.setattr(sacrebleu, "sentence_bleu", counting("sacrebleu", sacrebleu.sentence_bleu))
-    g._reference_tokens.cache_clear()
+    tokens._reference_tokens.cache_clear()
     ref = "被告人张某犯盗窃罪，判处有期徒刑一年。"
     hyps = ["张某犯盗窃罪。", "被告人张某犯盗窃罪，判处有期徒刑一年。", "判处有期徒刑一年"]
     for hyp in hyps:
@@ -221,7 +222,7 @@ def test_each_text_segmented_once_and_reference_tokens_cached(monkeypatch):
     # each hypothesis once; the reference once for all three (cached); sacrebleu's per-call
     # tokenising entry point is not used
     assert calls == {"jieba": len(hyps) + 1, "zh": len(hyps) + 1, "sacrebleu": 0}
-    assert g._reference_tokens.cache_info().hits == len(hyps) - 1
+    assert tokens._reference_tokens.cache_info().hits == len(hyps) - 1
 
 
 def test_warm_up_loads_the_dictionary_in_a_thread_and_changes_no_token():

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks import YAML_DIR
-from cpsd_tasks.data import DEMO_DIR, load_task_docs
-from cpsd_tasks.selection import local_index
+from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
+from cpsd_tasks.cli.selection import local_index
 
 from capture_server import CaptureServer, Reply, baseline_reply
 
@@ -269,8 +269,9 @@ def test_bertscore_folder_without_weights_stops_before_any_request(tmp_path, hf_
 # --------------------------------------------------------------------------- 6. ls, validate, every problem
 
 def test_ls_lists_only_cpsd_names_without_the_harness(tmp_path, hf_home):
-    code = ("import sys\nfrom cpsd_tasks.cli import main\ntry:\n    main(['ls', 'tasks'])\nexcept SystemExit as e:\n"
-            "    assert e.code == 0\nprint('MODULES', sorted(m for m in sys.modules if m.split('.')[0] == 'lm_eval'))")
+    code = ("import sys\nfrom cpsd_tasks.cli.cpsd_eval import main\ntry:\n    main(['ls', 'tasks'])\n"
+            "except SystemExit as e:\n    assert e.code == 0\n"
+            "print('MODULES', sorted(m for m in sys.modules if m.split('.')[0] == 'lm_eval'))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -286,7 +287,8 @@ def test_validate_takes_wildcards_and_data_dir_and_reports_every_problem(tmp_pat
     data = tmp_path / "data"
     for task in ("sentiment", "fraud_detection", "incident_classification"):
         write_jsonl(data, task, load_task_docs(task)["test"])
-    rumor = write_jsonl(data, "rumor", [{"id": "1", "text": "x", "label": "谣言"}, {"id": "2", "text": "y", "label": "假"},
+    rumor = write_jsonl(data, "rumor",
+                        [{"id": "1", "text": "x", "label": "谣言"}, {"id": "2", "text": "y", "label": "假"},
                                         {"id": "2", "text": "z", "label": "非谣言"}])
     sentiment = write_jsonl(data, "sentiment", [{"id": "a", "text": "", "label": "积极"}])
     proc = cpsd_eval(["validate", "--tasks", "cpsd_clf*", "--metadata", f"data_dir={data}"], tmp_path, hf_home)
@@ -315,9 +317,11 @@ def test_run_reports_every_data_problem_of_every_task_before_any_request(tmp_pat
                       "--metadata", f"data_dir={data}"], tmp_path, hf_home)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     lines = [x for x in proc.stderr.splitlines() if x.strip()]
-    assert lines[0] == "cpsd-eval: bad data, nothing was sent to the model. 3 problem(s) in 3 of 3 task(s), one per line:"
+    assert lines[0] == ("cpsd-eval: bad data, nothing was sent to the model. 3 problem(s) in 3 of 3 task(s), "
+                        "one per line:")
     assert lines[1:] == [f"{rumor}:1: field 'label': expected one of 谣言/非谣言, got '假'",
-                         f"{ner}:1: field 'entities[0].type': expected one of 人名/时间/地点/毒品类型/毒品数量, got '毒品'",
+                         f"{ner}:1: field 'entities[0].type': expected one of 人名/时间/地点/毒品类型/毒品数量, "
+                         "got '毒品'",
                          f"{data / 'fraud_ner' / 'test.jsonl'}: file not found; expected the fraud_ner data as "
                          f"<data_dir>/fraud_ner/test.jsonl (record format: docs/data.md)"]
     assert srv.payloads == []
@@ -325,13 +329,14 @@ def test_run_reports_every_data_problem_of_every_task_before_any_request(tmp_pat
 
 
 @pytest.mark.parametrize("action, start", [
-    ("badjson", "cpsd-eval: the endpoint answered with something that is not JSON (JSONDecodeError: Unterminated string"),
+    ("badjson",
+     "cpsd-eval: the endpoint answered with something that is not JSON (JSONDecodeError: Unterminated string"),
     ("timeout", "cpsd-eval: the endpoint did not answer within the timeout (timeout= in --model_args, seconds)"),
     ("reset", "cpsd-eval: the endpoint did not answer (ConnectionResetError: [Errno 104] Connection reset by peer)"),
     ("429", 'cpsd-eval: the endpoint answered HTTP 429 Too Many Requests: {"error": {"message": "Rate limit reached'),
 ])
 def test_each_endpoint_failure_mid_run_is_one_line_and_exit_1(tmp_path, hf_home, action, start):
-    from fault_server import FaultServer, ordinal_plan
+    from benchmarks.fault_server import FaultServer, ordinal_plan
 
     with FaultServer(plan=ordinal_plan({0: action}, period=1, failing_attempts=99), hang=4) as srv:
         proc = cpsd_eval(["--model", "local-chat-completions", "--model_args",

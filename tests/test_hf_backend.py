@@ -33,7 +33,7 @@ from typing import Any, Optional, Sequence
 import pytest
 
 from cpsd_tasks import YAML_DIR
-from cpsd_tasks.data import DEMO_DIR, read_jsonl
+from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
 from cpsd_tasks.tasks import TASKS, get_task
 
 import tiny_models
@@ -450,7 +450,7 @@ per process makes it split the documents by rank and gather the results on rank 
 import os
 import torch
 torch.cuda.device_count = lambda: int(os.environ.get("WORLD_SIZE", "1"))
-from cpsd_tasks.cli import main
+from cpsd_tasks.cli.cpsd_eval import main
 main()
 '''
 
@@ -472,7 +472,8 @@ def test_accelerate_two_cpu_processes_match_single_process(models, hf_cache, all
     shim.write_text(DP_SHIM, encoding="utf-8")
     accelerate = Path(sys.executable).with_name("accelerate")
     launcher = [str(accelerate), "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-                "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()), str(shim)]
+                "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()),
+                str(shim)]
     run = run_hf(models["base"], [*selection, "cpsd_ll"], tmp_path / "out", hf_cache, chat=False,
                  launcher=launcher, env_extra={"ACCELERATE_USE_CPU": "true"},
                  metadata={"bertscore_model": str(models["bert"]), "bertscore_num_layers": 2})
@@ -501,7 +502,7 @@ def test_accelerate_two_cpu_processes_match_single_process(models, hf_cache, all
 # --------------------------------------------------------------------------- README's CPU recipe
 
 def test_fit_budget_rule():
-    from cpsd_tasks.hf_backend import fit_budget
+    from cpsd_tasks.backends.hf import fit_budget
 
     assert fit_budget(64, 1024, 900) == 64            # fits: untouched (the harness cuts the prompt)
     assert fit_budget(2048, 1024, 300) == 724         # max_length minus the longest prompt

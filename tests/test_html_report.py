@@ -34,7 +34,10 @@ from cpsd_tasks.report.errors import excerpt, input_text
 from cpsd_tasks.tasks import TASKS
 
 from conftest import ROOT
-from test_leaderboard import two_runs, variant_url  # noqa: F401 - the module's two real harness runs (fixtures)
+import test_leaderboard
+
+# the two real harness runs of test_leaderboard (fixtures), used here too
+two_runs, variant_url = test_leaderboard.two_runs, test_leaderboard.variant_url
 
 STAMP = "2026-01-01T00-00-00.000000"
 
@@ -108,8 +111,10 @@ def test_overall_score_is_the_unweighted_mean_of_the_twelve_primary_metrics(hand
     assert cells[0].href == "#browse?model=m1%20%28demo%29"
     gpt4_cells = next(r for r in view["rows"] if r["name"] == "GPT-4")["cells"]
     # (0.7078 = 8.4933/12; blank once the registry holds a task the paper did not publish)
-    assert gpt4_cells[0].text == ("0.7078" if len(TASKS) == 12 else "") and gpt4_cells[0].href == ""  # published rows link nowhere
-    assert f"1/{len(TASKS)}" in html.AVERAGING_RULE and f"unweighted mean of the {html._N_WORD} tasks'" in html.AVERAGING_RULE
+    assert gpt4_cells[0].text == ("0.7078" if len(TASKS) == 12 else "")
+    assert gpt4_cells[0].href == ""  # published rows link nowhere
+    assert f"1/{len(TASKS)}" in html.AVERAGING_RULE
+    assert f"unweighted mean of the {html._N_WORD} tasks'" in html.AVERAGING_RULE
     assert len(TASKS) != 12 or html._N_WORD == "twelve"
 
 
@@ -187,7 +192,8 @@ def test_inline_svg_prefixes_ids_and_drops_the_prologue():
 def test_compare_and_signature_views(hand_rows):
     a, b = hand_rows[0], hand_rows[1]
     res = [stats.PairedResult("rumor", "acc", 4, 0.25, 1.0, -0.75, (-1.0, -0.5), 0.001, "m2 (demo)"),
-           stats.PairedResult("sentiment", "acc", 0, None, None, None, None, None, "not tested", "no shared documents")]
+           stats.PairedResult("sentiment", "acc", 0, None, None, None, None, None, "not tested",
+                              "no shared documents")]
     view = html.compare_view(a, b, res, n_boot=999, seed=7)
     assert (view["a"], view["b"]) == ("m1 (demo)", "m2 (demo)")
     first, second = view["items"]
@@ -236,7 +242,8 @@ def test_rendered_page_is_self_contained_and_escapes_outputs(hand_rows):
     # Nothing is loaded from anywhere: no src/href to another document, and a CSP that forbids it.
     assert not [a for _, attrs, _ in tags.tags for k, a in attrs.items() if k in ("src", "href")
                 and a and not a.startswith("#")]
-    csp = next(a["content"] for t, a, _ in tags.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy")
+    csp = next(a["content"] for t, a, _ in tags.tags
+               if t == "meta" and a.get("http-equiv") == "Content-Security-Policy")
     assert csp.startswith("default-src 'none'")
     # The model output "<script>alert(1)</script>" is only inside the packed data, never markup.
     assert "alert(1)" not in page
@@ -302,7 +309,8 @@ def synthetic_runs(source: Path, out: Path, models: int, sizes: Optional[dict[st
                     rng.shuffle(chars)
                     rec["resps"], rec["filtered_resps"] = [["".join(chars)]], ["".join(chars)]
                 if rng.random() < m / (2 * models):
-                    rec["resps"], rec["filtered_resps"] = [["抱歉，我无法回答这个问题。"]], ["抱歉，我无法回答这个问题。"]
+                    refusal = "抱歉，我无法回答这个问题。"
+                    rec["resps"], rec["filtered_resps"] = [[refusal]], [refusal]
                     rec["reading"] = {"answer": None, "class": "refusal", "refused": True, "truncated": False}
                     for k, v in list(rec.items()):
                         if isinstance(v, float) and not k.endswith("_rate"):
@@ -447,7 +455,8 @@ def test_clicking_a_header_sorts_the_column(page, tmp_path):
 @needs_chromium
 def test_a_cells_link_filters_the_browser_to_its_model_and_task(page, two_runs):
     tags = parse(dom(page.as_uri()))
-    href = next(a["href"] for t, a, _ in tags.tags if t == "a" and a.get("href", "").startswith("#browse?model=variant")
+    href = next(a["href"] for t, a, _ in tags.tags
+                if t == "a" and a.get("href", "").startswith("#browse?model=variant")
                 and a["href"].endswith("task=rumor"))
     assert href == "#browse?model=variant%20%28demo%29&task=rumor"
     opened = parse(dom(page.as_uri() + href))
@@ -480,7 +489,8 @@ def test_the_page_makes_no_network_request(page, tmp_path):
 @pytest.mark.e2e
 def test_synthetic_runs_give_one_doc_list_for_all_models(two_runs, tmp_path):
     folders = synthetic_runs(two_runs["a"], tmp_path / "big", models=3,
-                             sizes={"sentiment": 45, "rumor": 20, "fraud_detection": 20, "incident_classification": 20})
+                             sizes={"sentiment": 45, "rumor": 20, "fraud_detection": 20,
+                                    "incident_classification": 20})
     rows = tables.build_rows(runs.load_runs(folders))
     data = html.sample_data(rows)
     assert data["models"] == ["model_00 (demo)", "model_01 (demo)", "model_02 (demo)"]

@@ -14,7 +14,8 @@ from rapidfuzz.distance import Levenshtein
 from cpsd_tasks import ie
 from cpsd_tasks.reading import ie_items, ie_parse
 from cpsd_tasks.baseline.rules_ie import RULES, drug_entities, drug_relations, fraud_entities
-from cpsd_tasks.data import DataError, load_task_docs
+from cpsd_tasks.data.loading import load_task_docs
+from cpsd_tasks.exceptions import DataError
 from cpsd_tasks.options import set_task_options
 from conftest import SHARED_DATA, needs_shared_data, run_cpsd_eval
 from growth import assert_linear
@@ -55,7 +56,8 @@ PARSER_TABLE = [
     ("plain", "drug_ner", '[{"type": "人名", "text": "汪某"}]', P1, True),
     ("fence", "drug_ner", '好的：\n```json\n[{"type": "人名", "text": "汪某"}]\n```\n以上是结果。', P1, True),
     ("fence_no_lang_trailing_comma", "drug_ner", '```\n[{"type": "人名", "text": "汪某"},]\n```', P1, True),
-    ("prose_before_after", "drug_ner", '抽取结果如下：[{"type": "人名", "text": "汪某"}]\n说明：共1个实体。', P1, True),
+    ("prose_before_after", "drug_ner", '抽取结果如下：[{"type": "人名", "text": "汪某"}]\n说明：共1个实体。', P1,
+     True),
     ("prose_with_brackets", "drug_ner", '根据[原文]：[{"type": "人名", "text": "汪某"}] [注]', P1, True),
     ("footnote_then_broken", "drug_ner", '[1] 见下：[{"type": "人名", "text": "汪某"},]', P1, True),
     ("single_quotes", "drug_ner", "[{'type': '人名', 'text': '汪某'}]", P1, True),
@@ -75,8 +77,8 @@ PARSER_TABLE = [
      ' {"type": "drug_type", "text": "冰毒"}, {"type": "quantity", "text": "1克"}]',
      (("人名", "汪某"), ("时间", "当晚"), ("地点", "本市"), ("毒品类型", "冰毒"), ("毒品数量", "1克")), True),
     ("fraud_english_types", "fraud_ner",
-     '[{"type": "name", "text": "李某"}, {"type": "amount", "text": "500元"}, {"type": "phone", "text": "138 1234 5678"},'
-     ' {"type": "WeChat", "text": "WXID_A1"}]',
+     '[{"type": "name", "text": "李某"}, {"type": "amount", "text": "500元"},'
+     ' {"type": "phone", "text": "138 1234 5678"}, {"type": "WeChat", "text": "WXID_A1"}]',
      (("报案人", "李某"), ("金额", "500元"), ("电话号码", "13812345678"), ("社交账号", "wxid_a1")), True),
     ("unknown_type_kept", "drug_ner", '[{"type": "车辆", "text": "白色轿车"}]', (("<unknown>", "白色轿车"),), True),
     ("entity_text_normalised", "drug_ner", '[{"type": " 人名 ", "text": "**汪　某**。"}]', P1, True),
@@ -94,12 +96,14 @@ PARSER_TABLE = [
     ("json_scalar", "drug_ner", "42", (), False),
     ("empty", "drug_ner", "", (), False),
     ("none", "drug_ner", None, (), False),
-    ("re_plain", "drug_re", '[{"head": "汪某", "relation": "贩卖给", "tail": "张某"}]', (("贩卖给", "汪某", "张某"),), True),
+    ("re_plain", "drug_re", '[{"head": "汪某", "relation": "贩卖给", "tail": "张某"}]', (("贩卖给", "汪某", "张某"),),
+     True),
     ("re_english_relation", "drug_re", '{"head": "汪某", "relation": "posess", "tail": "冰毒"}',
      (("持有", "汪某", "冰毒"),), True),
     ("re_list_triples", "drug_re", '[["汪某", "sell_drugs_to", "张某"], ["汪某", "traffic_in", "冰毒"]]',
      (("贩卖给", "汪某", "张某"), ("贩卖毒品", "汪某", "冰毒")), True),
-    ("re_chinese_keys", "drug_re", '[{"主体": "汪某", "关系": "容留", "客体": "张某"}]', (("非法容留", "汪某", "张某"),), True),
+    ("re_chinese_keys", "drug_re", '[{"主体": "汪某", "关系": "容留", "客体": "张某"}]',
+     (("非法容留", "汪某", "张某"),), True),
     ("re_lines", "drug_re", "（汪某，贩卖给，张某）\n汪某 | 贩卖毒品 | 海洛因\n持有：张某，海洛因\n汪某-非法容留-李某",
      (("贩卖给", "汪某", "张某"), ("贩卖毒品", "汪某", "海洛因"), ("持有", "张某", "海洛因"),
       ("非法容留", "汪某", "李某")), True),
@@ -118,7 +122,8 @@ PARSER_TABLE = [
     ("person_notes_not_drug_names", "drug_ner", "人名：汪某（主犯）、张某（从犯）\n毒品类型：甲基苯丙胺（冰毒）",
      (("人名", "汪某"), ("人名", "张某"), ("毒品类型", "甲基苯丙胺(冰毒")), True),
     ("note_only_kept", "drug_ner", "人名：(不详)", (("人名", "不详"),), True),
-    ("re_line_trailing_separator", "drug_re", "贩卖给：汪某，张某，\n持有：张某，无", (("贩卖给", "汪某", "张某"),), True),
+    ("re_line_trailing_separator", "drug_re", "贩卖给：汪某，张某，\n持有：张某，无", (("贩卖给", "汪某", "张某"),),
+     True),
     ("re_person_notes_one_line", "drug_re", "贩卖给：汪某（主犯），张某（吸毒人员）；持有：张某，冰毒",
      (("贩卖给", "汪某", "张某"), ("持有", "张某", "冰毒")), True),
     ("md_table", "drug_ner", "| 类型 | 实体 |\n|---|---|\n| 人名 | 汪某 |\n| **地点** | 北京 |\n\n以上。",
@@ -127,7 +132,8 @@ PARSER_TABLE = [
     ("md_table_type_columns", "drug_ner", "人名 | 地点\n--- | ---\n汪某 | 北京\n张某 |",
      (("人名", "汪某"), ("地点", "北京"), ("人名", "张某")), True),
     ("md_table_unknown_header", "drug_ner", "| 序号 | 内容 |\n|---|---|\n| 1 | 汪某 |", (), False),
-    ("re_md_table", "drug_re", "| 头实体 | 关系 | 尾实体 |\n|---|---|---|\n| 汪某 | 贩卖给 | 张某 |\n| 汪某 | 持有 | 冰毒 |",
+    ("re_md_table", "drug_re",
+     "| 头实体 | 关系 | 尾实体 |\n|---|---|---|\n| 汪某 | 贩卖给 | 张某 |\n| 汪某 | 持有 | 冰毒 |",
      (("贩卖给", "汪某", "张某"), ("持有", "汪某", "冰毒")), True),
     # an explicit answer declaration: the text after the last one is read first
     ("answer_after_example", "drug_ner",
@@ -141,7 +147,8 @@ PARSER_TABLE = [
     ("answer_none_after_example", "drug_ner", '示例：[{"type":"人名","text":"王某"}]\n答案如下：无', (), True),
     ("answer_lines_after_example", "drug_ner", "示例：人名：王某\n答案：人名：汪某", P1, True),
     ("declaration_without_answer_falls_back", "drug_ner",
-     '[{"type":"人名","text":"汪某"},{"type":"地点","text":"北京"}]\n答案：见上', (("人名", "汪某"), ("地点", "北京")), True),
+     '[{"type":"人名","text":"汪某"},{"type":"地点","text":"北京"}]\n答案：见上', (("人名", "汪某"), ("地点", "北京")),
+     True),
 ]
 
 
@@ -165,7 +172,7 @@ def test_parser_long_outputs_are_linear_and_never_crash():
     assert ie_parse.parse_output(garbage, "drug_ner").items == ()
     assert ie_parse.parse_output(prose, "drug_ner") == ie_parse.Parsed((), False)
     assert ie_parse.parse_output(_prose_then_truncated_json(600), "drug_ner").items[599] == ("人名", "张某599")
-    # Time grows linearly with the output (no wall-clock budget here: scripts/bench.py has those).
+    # Time grows linearly with the output (no wall-clock budget here: benchmarks/adversarial.py has those).
     assert_linear(lambda text: ie_parse.parse_output(text, "drug_ner"), lambda k: ner_json(
         [("人名", f"张某{i}") for i in range(k)]), 150, what="long valid JSON")
     assert_linear(lambda text: ie_parse.parse_output(text, "drug_ner"), lambda k: "[{" * k + "汪某", 1250,
@@ -214,11 +221,12 @@ def _cut(pattern: str, n: int) -> str:
 
 
 #: Outputs that were slow once, as builders of an n-character output (n = 100,000 in
-#: scripts/bench.py, which holds the absolute budget), with the task and the expected Parsed
+#: benchmarks/adversarial.py, which holds the absolute budget), with the task and the expected Parsed
 #: (None = not checked).
 SLOW_BEFORE = {
     "repair_unclosed_strings": (lambda n: _cut('[{"type": "人名", "text": "张', n), "drug_ner", None),
-    "repair_unclosed_strings_re": (lambda n: _cut('[{"type": "人名", "text": "张', n), "drug_re", ie_parse.Parsed((), False)),
+    "repair_unclosed_strings_re": (lambda n: _cut('[{"type": "人名", "text": "张', n), "drug_re",
+                                   ie_parse.Parsed((), False)),
     "repair_list_of_quotes": (lambda n: '["' * (n // 2), "drug_ner", ie_parse.Parsed((), False)),
     "line_long_spaces": (lambda n: "人名:a" + " " * n + "b", "drug_ner", ie_parse.Parsed((("人名", "ab"),), True)),
     "re_line_long_spaces": (lambda n: "贩卖给:汪某" + " " * n + ",张某", "drug_re",
@@ -242,7 +250,7 @@ def test_pathological_outputs_parse_in_linear_time(name):
     make, task, expected = SLOW_BEFORE[name]
     output = make(4 * GROWTH_N)
     assert len(output) >= 4 * GROWTH_N * 0.95
-    # ×4 the output, about ×4 the time (quadratic: ×16); the 100k-character budget is in scripts/bench.py.
+    # ×4 the output, about ×4 the time (quadratic: ×16); the 100k-character budget is in benchmarks/adversarial.py.
     assert_linear(lambda text: ie_parse.parse_output(text, task), make, GROWTH_N, what=name)
     parsed = ie_parse.parse_output(output, task)
     if expected is not None:
@@ -429,7 +437,8 @@ def test_doc_average_vs_micro_two_documents():
 
 def test_process_results_keys_options_and_ugly_outputs():
     doc = ner_doc([("人名", "张某"), ("时间", "2021年8月6日上午9时")])
-    out = ie.process_results(doc, ['```json\n[{"type": "人名", "text": "张某"}, {"type": "时间", "text": "2021年8月6日上午9时许"}]\n```'])
+    out = ie.process_results(doc, ['```json\n[{"type": "人名", "text": "张某"}, '
+                                   '{"type": "时间", "text": "2021年8月6日上午9时许"}]\n```'])
     assert out["f1"] == pytest.approx(0.75) and out["score"] == out["f1"]
     assert (out["f1_exact"], out["f1_fuzzy"]) == (0.5, 1.0)
     assert "alpha" not in out and "tau" not in out  # not metrics: they are in the scoring signature
@@ -441,7 +450,8 @@ def test_process_results_keys_options_and_ugly_outputs():
         assert ie.process_results(doc, [bad])["invalid_rate"] == 1.0
     assert ie.process_results(doc, [])["invalid_rate"] == 1.0
     set_task_options("drug_ner", {"alpha": "1", "tau": 0.9})
-    out = ie.process_results(doc, ['[{"type": "人名", "text": "张某"}, {"type": "时间", "text": "2021年8月6日上午9时许"}]'])
+    out = ie.process_results(doc,
+                             ['[{"type": "人名", "text": "张某"}, {"type": "时间", "text": "2021年8月6日上午9时许"}]'])
     assert (out["f1"], out["f1_micro"][4]) == (0.5, 1.0)
 
 
@@ -477,7 +487,8 @@ def test_baseline_rules_hand_checked():
     assert drug_relations(text) == [{"head": "邓某", "relation": "贩卖给", "tail": "许某"},
                                     {"head": "邓某", "relation": "贩卖毒品", "tail": "甲基苯丙胺"}]
     assert json.loads(RULES["drug_re"]({"输入": "王某在家中容留李某、赵某吸食冰毒。"})) == [
-        {"head": "王某", "relation": "非法容留", "tail": "李某"}, {"head": "王某", "relation": "非法容留", "tail": "赵某"}]
+        {"head": "王某", "relation": "非法容留", "tail": "李某"},
+        {"head": "王某", "relation": "非法容留", "tail": "赵某"}]
 
 
 def test_demo_data_covers_every_type_with_duplicates():

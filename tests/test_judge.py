@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.fault_server import FaultServer
 from capture_server import CaptureServer, Reply
 from conftest import ROOT, run_cpsd_eval
 from cpsd_tasks import classification, qa
@@ -25,7 +26,6 @@ from cpsd_tasks.judge import prompts
 from cpsd_tasks.judge.client import JudgeClient, JudgeTransportError, ReplyCache, chat_url, sample_digest
 from cpsd_tasks.judge.items import agreement, judged_metrics, needs_judge, task_items
 from cpsd_tasks.judge.reply import read_reply, read_rubric
-from fault_server import FaultServer
 from judge_server import judge_server, scripted_reply
 
 OPTS = [{"key": "A", "text": "十二小时"}, {"key": "B", "text": "二十四小时"}, {"key": "C", "text": "四十八小时"},
@@ -134,7 +134,8 @@ def rumor_records():
 def exam_records():
     """Exam: 判断 right, 判断 by meaning (gold 正确), 单选 by meaning (gold B), 单选 read as CD (gold B)."""
     tf = {"task": "police_exam", "qtype": "判断", "answer": "正确", "options": [], "question": "可以先行拘留。"}
-    single = {"task": "police_exam", "qtype": "单选", "answer": "B", "options": OPTS, "question": "多长时间以内讯问？（）"}
+    single = {"task": "police_exam", "qtype": "单选", "answer": "B", "options": OPTS,
+              "question": "多长时间以内讯问？（）"}
     cases = [(tf, "正确"), (tf, "这个说法站得住脚"), (single, "我认为第二个说法站得住脚"), (single, "答案是C和D")]
     return [_record(i, {**doc, "id": f"e{i}"}, out, qa) for i, (doc, out) in enumerate(cases)]
 
@@ -360,8 +361,8 @@ def test_unretried_status_and_unreachable_endpoint(tmp_path):
     cache = ReplyCache(tmp_path / "c.db")
     try:
         with pytest.raises(JudgeTransportError, match="answered HTTP 401"):
-            JudgeClient(server.url, "j", cache, "d", backoff=0).replies([([{"role": "user", "content": "q"}], "label")],
-                                                                       lambda *a: None, progress=False)
+            client = JudgeClient(server.url, "j", cache, "d", backoff=0)
+            client.replies([([{"role": "user", "content": "q"}], "label")], lambda *a: None, progress=False)
         assert len(server.payloads) == 1                               # a 401 is not retried
     finally:
         server.stop()
@@ -428,10 +429,12 @@ def test_run_then_judge_then_leaderboard(tmp_path, hf_home, capsys):
     rumor = data["tasks"]["cpsd_rumor"]
     docs = logs["cpsd_rumor"]
     # by hand: the rules' right answers, plus the unread samples whose gold is 非谣言 (the judge reads 非谣言)
-    expected = (sum(s["acc_fuzzy"] for s in docs) + sum(s["doc"]["label"] == "非谣言" for s in unread["rumor"])) / len(docs)
+    judged_right = sum(s["doc"]["label"] == "非谣言" for s in unread["rumor"])
+    expected = (sum(s["acc_fuzzy"] for s in docs) + judged_right) / len(docs)
     assert rumor["metrics"]["acc_fuzzy"] == pytest.approx(expected)
     assert expected > rumor["rule_metrics"]["acc_fuzzy"]                # the judge credits answers given by meaning
-    assert rumor["rule_metrics"]["acc_fuzzy"] == pytest.approx(run["results"]["results"]["cpsd_rumor"]["acc_fuzzy,none"])
+    in_run = run["results"]["results"]["cpsd_rumor"]["acc_fuzzy,none"]
+    assert rumor["rule_metrics"]["acc_fuzzy"] == pytest.approx(in_run)
     assert rumor["sent"] == len(unread["rumor"]) and rumor["agreement"]["n"] == len(unread["rumor"])
     exam = data["tasks"]["cpsd_police_exam"]
     single = [s for s in unread["police_exam"] if s["doc"]["qtype"] == "单选"]
@@ -485,7 +488,8 @@ def test_all_mode_through_cpsd_leaderboard_judge(tmp_path, hf_home):
     assert len(judge.payloads) == n
     # the default script reads a bare label and nothing else: it agrees with the rules wherever they read a
     # bare label, and finds no answer where they found none
-    assert f"cpsd_rumor: {n} of {n} samples sent to the judge, agreement with the rules {n}/{n} = 1.0000" in proc.stdout
+    said = f"cpsd_rumor: {n} of {n} samples sent to the judge, agreement with the rules {n}/{n} = 1.0000"
+    assert said in proc.stdout
 
 
 @pytest.mark.e2e

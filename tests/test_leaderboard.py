@@ -154,7 +154,8 @@ def test_csv_round_trip_with_ci(rows):
             assert b[c.key] == r.value(c.task, c.metric)
             ci = r.ci.get((c.task, c.metric))
             assert (b[f"{c.key}.ci_low"], b[f"{c.key}.ci_high"]) == (ci if ci else (None, None))
-    assert back[-1]["source"] == "published (private CPSDBench data)" and back[-1][f"{table.columns[0].key}.ci_low"] is None
+    assert back[-1]["source"] == "published (private CPSDBench data)"
+    assert back[-1][f"{table.columns[0].key}.ci_low"] is None
 
 
 @pytest.mark.e2e
@@ -176,7 +177,8 @@ def test_bootstrap_ci_contains_point_estimate(rows):
             for metric, n_boot in (("acc", 1000), ("f1_macro", 100)):
                 _, items = stats.metric_items(tr, metric)
                 fn = aggregations.aggregation_for(tr, metric)
-                point, lo, hi = stats.bootstrap_ci(items, fn, n_boot, 1234, stats.per_sample_scores(tr, metric, items, fn))
+                point, lo, hi = stats.bootstrap_ci(items, fn, n_boot, 1234,
+                                                   stats.per_sample_scores(tr, metric, items, fn))
                 assert point == pytest.approx(r.value(t, metric), abs=1e-12)
                 assert lo <= point <= hi, (r.label, t, metric, lo, point, hi)
                 if metric == "acc":
@@ -372,7 +374,8 @@ def test_qa_and_ie_adapters_use_the_task_judges():
     from cpsd_tasks import qa
 
     opts = [{"key": "A", "text": "拘留"}, {"key": "B", "text": "逮捕"}, {"key": "C", "text": "取保候审"}]
-    exam = {"id": "e1", "task": "police_exam", "qtype": "多选", "answer": "AC", "options": opts, "question": "下列哪些是强制措施？"}
+    exam = {"id": "e1", "task": "police_exam", "qtype": "多选", "answer": "AC", "options": opts,
+            "question": "下列哪些是强制措施？"}
     for out in ("AC", "A、C", "答案：A和C，因为……", "B", "抱歉，我无法回答", None, "今天天气不错"):
         cls, gold, pred = errors.judge_sample("police_exam", exam, out)
         j = qa.judge_exam(out, "AC", "多选", opts)
@@ -403,10 +406,12 @@ def test_qa_per_type_ci_uses_the_task_aggregation(tmp_path):
     (row,) = tables.build_rows(runs.load_runs([tmp_path / "qa"]))
     tr = row.tasks["case_reading"]
     fn = aggregations.aggregation_for(tr, "acc_judge")
-    assert fn.__module__ == "cpsd_tasks.qa.hooks" and fn(stats.metric_items(tr, "acc_judge")[1]) == pytest.approx(2 / 3)
+    assert fn.__module__ == "cpsd_tasks.qa.hooks"
+    assert fn(stats.metric_items(tr, "acc_judge")[1]) == pytest.approx(2 / 3)
     lo, hi = stats.cell_ci(tr, "acc_judge", n_boot=300)
     assert 0.0 <= lo <= 2 / 3 <= hi <= 1.0
-    assert aggregations.aggregation_for(tr, "total") is aggregations.mean_aggregation  # from the task's YAML (no metric_list logged)
+    # from the task's YAML (no metric_list logged)
+    assert aggregations.aggregation_for(tr, "total") is aggregations.mean_aggregation
 
 
 # --------------------------------------------------------------------------- hand-built results
@@ -483,12 +488,14 @@ def test_hand_built_ie_qa_tg_rows(tmp_path):
     t6 = md_rows(render.to_markdown(tables.TABLES[3], rows))
     assert t6["qwen-7b | /data/cpsd"] == ["", "0.1000", "", "", "", "", ""]
     assert t6["Qwen/Qwen2-7B-Instruct | unknown§"] == [""] * 7
-    assert tables.dimension_scores(rows[0]) == {"CLF acc": None, "IE F1": None, "QA total": 0.6, "TG BERTScore F1": None}
+    assert tables.dimension_scores(rows[0]) == {"CLF acc": None, "IE F1": None, "QA total": 0.6,
+                                                "TG BERTScore F1": None}
     assert tables.dimension_scores(rows[1])["CLF acc"] == 0.75
     assert render.UNKNOWN_NOTE in "\n".join(render.table_notes(rows))
     # CSV keeps blanks blank.
     back = render.read_csv_table(render.to_csv(tables.TABLES[1], rows))
-    assert back[0]["drug_ner.precision"] == 0.5 and back[0]["drug_ner.recall"] is None and back[0]["drug_ner.f1"] is None
+    assert back[0]["drug_ner.precision"] == 0.5
+    assert back[0]["drug_ner.recall"] is None and back[0]["drug_ner.f1"] is None
 
 
 def test_signatures_kept_compared_and_used_by_the_error_analysis(tmp_path):
@@ -592,7 +599,8 @@ def test_ie_f1_by_length_from_hand_built_samples(tmp_path):
         return {"doc_id": i, "doc": {"id": f"x-{i}", "text": "字" * n_chars, "entities": [], "task": "drug_ner",
                                      "data_source": "/d/drug_ner/test.jsonl"},
                 "filter": "none", "filtered_resps": ["[]"], "f1": f1, "precision": f1, "recall": f1}
-    write_results(tmp_path / "ie", {"cpsd_drug_ner": {"f1,none": 0.625, "precision,none": 0.625, "recall,none": 0.625}},
+    write_results(tmp_path / "ie",
+                  {"cpsd_drug_ner": {"f1,none": 0.625, "precision,none": 0.625, "recall,none": 0.625}},
                   {"model": "ie-model"},
                   samples={"cpsd_drug_ner": [rec(0, 50, 1.0), rec(1, 99, 0.5), rec(2, 150, 0.0), rec(3, 900, 1.0)]})
     rows = tables.build_rows(runs.load_runs([tmp_path / "ie"]))
@@ -634,7 +642,8 @@ def surrogate_run(folder: Path) -> Path:
     (folder / f"results_{ts}.json").write_text(json.dumps(
         {"results": results, "configs": {t: {"metadata": {}} for t in results},
          "config": {"model": "local-chat-completions", "model_args": f"model=m{SUR}x", "limit": None},
-         "n-samples": {t: {"original": 2, "effective": 2} for t in results}}, ensure_ascii=False).replace(SUR, "\\ud835"),
+         "n-samples": {t: {"original": 2, "effective": 2} for t in results}},
+        ensure_ascii=False).replace(SUR, "\\ud835"),
         encoding="utf-8")
     for task, recs in samples.items():
         lines = [json.dumps(r, ensure_ascii=False).replace(SUR, "\\ud835") for r in recs]
@@ -667,7 +676,7 @@ def test_leaderboard_and_mistakes_export_survive_lone_surrogates(tmp_path):
 def test_rescore_survives_lone_surrogates(tmp_path, capsys):
     import importlib.util
 
-    run = surrogate_run(tmp_path / "runs" / "m")
+    surrogate_run(tmp_path / "runs" / "m")
     spec = importlib.util.spec_from_file_location("cpsd_rescore_sur", ROOT / "scripts" / "rescore.py")
     rescore = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(rescore)
@@ -708,12 +717,14 @@ def test_cli_one_command(two_runs, tmp_path):
     assert all((out / n).stat().st_size > 0 for n in names)
     assert "![radar](figures/radar.png)" in (out / "leaderboard.md").read_text(encoding="utf-8")
     back = render.read_csv_table((out / "table3_clf.csv").read_text(encoding="utf-8"))
-    assert back[0]["model"] == "baseline" and back[0]["rumor.acc.ci_low"] <= back[0]["rumor.acc"] <= back[0]["rumor.acc.ci_high"]
+    assert back[0]["model"] == "baseline"
+    assert back[0]["rumor.acc.ci_low"] <= back[0]["rumor.acc"] <= back[0]["rumor.acc.ci_high"]
     cmp = list(csv.DictReader((out / "compare_baseline_demo_vs_variant_demo.csv").open(encoding="utf-8")))
     assert [c["task"] for c in cmp] == list(CLF)
     sigs = list(csv.DictReader((out / "signatures.csv").open(encoding="utf-8")))
     assert [(s["model"], s["task"]) for s in sigs] == [(m, t) for m in ("baseline", "variant") for t in CLF]
-    assert all(s["signature"].startswith(f"cpsd:0.1.0|reader:{READER_VERSION}|metrics:1|task:{s['task']}|prompt:sha256.") for s in sigs)
+    assert all(s["signature"].startswith(f"cpsd:0.1.0|reader:{READER_VERSION}|metrics:1|task:{s['task']}"
+                                         "|prompt:sha256.") for s in sigs)
     assert "scored differently" not in proc.stdout  # same prompts, data and options
 
 
@@ -755,7 +766,8 @@ def test_error_analysis_reads_the_logged_reading(monkeypatch):
     assert (j.error_class, j.gold, j.prediction) == ("format", "谣言", "谣言")
     [j] = errors.judge_task_samples("m", "demo", "police_exam", [exam])
     assert (j.error_class, j.gold, j.prediction) == ("content", "B", "A")
-    ner = {"doc_id": 2, "doc": {"id": "n1", "task": "drug_ner", "text": "t", "entities": [{"type": "人名", "text": "张三"}]},
+    ner = {"doc_id": 2,
+           "doc": {"id": "n1", "task": "drug_ner", "text": "t", "entities": [{"type": "人名", "text": "张三"}]},
            "filtered_resps": ["x"], "reading": {"answer": [["人名", "张三"]], "class": "correct", "refused": False}}
     [j] = errors.judge_task_samples("m", "demo", "drug_ner", [ner])
     assert j.prediction == '[{"type": "人名", "text": "张三"}]' and j.error_class == "correct"
@@ -768,7 +780,8 @@ def _rescored_run(tmp_path: Path) -> tuple[Path, Path]:
     out = tmp_path / "out"
     sample = {"doc_id": 0, "doc": {"id": "g0", "task": "case_summary", "input": "案情", "reference": "张某贩卖毒品。"},
               "filtered_resps": ["张某贩卖毒品。"], "filter": "none"}
-    folder = write_results(out / "m", {"cpsd_case_summary": {"bertscore_f1,none": float("nan"), "score,none": float("nan"),
+    folder = write_results(out / "m",
+                           {"cpsd_case_summary": {"bertscore_f1,none": float("nan"), "score,none": float("nan"),
                                                             "bleu_char,none": 0.1}},
                            {"model": "通义千问"}, samples={"cpsd_case_summary": [sample]})
     samples_file = next(folder.glob("samples_cpsd_case_summary_*.jsonl"))
@@ -825,17 +838,12 @@ def test_rescored_json_passed_as_a_run(tmp_path, capsys):
 def test_rescore_is_installed_and_the_script_is_a_shim(capsys):
     import importlib.util
 
-    import cpsd_tasks.leaderboard
-    import cpsd_tasks.rescore
     from cpsd_tasks.report import rescore
 
     spec = importlib.util.spec_from_file_location("cpsd_rescore_shim", ROOT / "scripts" / "rescore.py")
     shim = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(shim)
     assert shim.main is rescore.main and shim.find_runs is rescore.find_runs
-    # The old module paths stay importable for user code (re-export shims).
-    assert cpsd_tasks.rescore.main is rescore.main and cpsd_tasks.leaderboard.main is cli.main
-    assert cpsd_tasks.leaderboard.load_runs is runs.load_runs
     setup = (ROOT / "setup.cfg").read_text(encoding="utf-8")
     assert "cpsd-rescore = cpsd_tasks.report.rescore:main" in setup
     assert "cpsd-leaderboard = cpsd_tasks.report.cli:main" in setup
@@ -925,10 +933,8 @@ def test_reporting_imports_go_one_way():
     assert find_cycle({m: d & set(report) for m, d in report.items()}) == []
     assert set(report) >= {f"cpsd_tasks.report.{m}" for m in ("runs", "tables", "aggregations", "stats", "render",
                                                                "errors", "plots", "rescore", "cli")}
-    # Nothing imports the CLI module but the old shims and the script; the layers import no shim.
-    assert {m for m, d in graph.items() if "cpsd_tasks.report.cli" in d} <= {"cpsd_tasks.leaderboard"}
-    shims = {"cpsd_tasks.leaderboard", "cpsd_tasks.errors", "cpsd_tasks.plots", "cpsd_tasks.rescore"}
-    assert not any(d & shims for m, d in graph.items() if m not in shims)
+    # Nothing in the package imports the CLI module (only the console script and scripts/leaderboard.py run it).
+    assert {m for m, d in graph.items() if "cpsd_tasks.report.cli" in d} == set()
     for module in ("errors", "plots", "fonts"):
         assert "cpsd_tasks.report.cli" not in report[f"cpsd_tasks.report.{module}"]
     # The reader depends on nothing of the report layer above it.
@@ -942,12 +948,14 @@ def test_chinese_names_get_a_key_without_cjk_font_and_partial_dimensions_are_mar
     write_results(tmp_path / "a", {"cpsd_rumor": {"acc,none": 0.75}, "cpsd_drug_ner": {"f1,none": 0.5},
                                    "cpsd_fraud_ner": {"f1,none": 0.3}, "cpsd_drug_re": {"f1,none": 0.2}},
                   {"model": "通义千问"})
-    write_results(tmp_path / "b", {c: {"acc,none": 0.5} for c in ("cpsd_sentiment", "cpsd_rumor", "cpsd_fraud_detection",
+    write_results(tmp_path / "b",
+                  {c: {"acc,none": 0.5} for c in ("cpsd_sentiment", "cpsd_rumor", "cpsd_fraud_detection",
                                                                   "cpsd_incident_classification")},
                   {"model": "Qwen (文心)"})
     write_results(tmp_path / "c", {"cpsd_rumor": {"acc,none": 0.5}}, {"model": "gpt-4o"})
     rows = tables.build_rows(runs.load_runs([tmp_path / "a", tmp_path / "b", tmp_path / "c"]))
-    assert tables.dimension_coverage(rows[0])["CLF acc"] == (1, 4) and tables.dimension_coverage(rows[1])["CLF acc"] == (4, 4)
+    assert tables.dimension_coverage(rows[0])["CLF acc"] == (1, 4)
+    assert tables.dimension_coverage(rows[1])["CLF acc"] == (4, 4)
     assert plots.radar_label("x", rows[0]) == "x (2/4 dimensions; partial: CLF acc 1/4 tasks)"
     assert plots.radar_label("y", rows[1]) == "y (1/4 dimensions)"
     monkeypatch.setenv(fonts.FONT_ENV, "none")
@@ -1001,7 +1009,7 @@ def test_n_shot_shown_when_not_zero_shot(tmp_path):
     assert "n-shot: few 2-shot (rumor 2)" in notes and "zero-shot, as the paper's" in notes
 
 
-# --------------------------------------------------------------------------- issue 23: rescored at any depth, once per run
+# --------------------------------------------------------------------------- rescored at any depth, once per run
 
 def test_rescored_file_two_levels_above_the_run_is_found(tmp_path, capsys):
     """cpsd-rescore runs + cpsd-leaderboard runs/: the harness writes runs/<name>/<model>/…, the
@@ -1079,7 +1087,8 @@ def test_compare_with_an_unloadable_bertscore_model_says_why_once(tmp_path, capl
     reset_bertscore_state()
     loaded = []
     for name in ("a", "b"):
-        samples = {f"cpsd_{t}": [{"doc_id": i, "doc": {"id": f"{t}{i}", "task": t, "input": "案情", "reference": "张某。"},
+        samples = {f"cpsd_{t}": [{"doc_id": i,
+                                  "doc": {"id": f"{t}{i}", "task": t, "input": "案情", "reference": "张某。"},
                                   "filter": "none", "filtered_resps": ["张某。"],
                                   "bertscore_f1": ["张某。", "张某。", t]} for i in range(2)]
                    for t in ("case_summary", "case_report")}

@@ -1,4 +1,4 @@
-"""Harness noise removed from cpsd runs (cpsd_tasks/quiet.py), and a run outside a git checkout."""
+"""Harness noise removed from cpsd runs (cpsd_tasks/cli/quiet.py), and a run outside a git checkout."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from cpsd_tasks import quiet
+from cpsd_tasks.cli import quiet
 
 from conftest import run_cpsd_eval
 

@@ -11,8 +11,9 @@ from importlib.metadata import version
 
 import pytest
 
-from cpsd_tasks import options
-from cpsd_tasks.data import DEMO_DIR, harness_dataset, load_task_docs
+from cpsd_tasks import options, task_yaml
+from cpsd_tasks.data import harness_dataset
+from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
 from cpsd_tasks.options import OptionError, set_task_options
 from cpsd_tasks.reading import READER_VERSION
 from cpsd_tasks.specs import METRICS_VERSION
@@ -91,9 +92,9 @@ def test_signature_fields_and_digests(tmp_path):
     assert slot["prompt"] == options.digest([template]) and slot["prompt"].startswith("sha256:")
     assert slot["data"] == options.data_digest(load_task_docs("drug_ner"))
     assert (slot["cpsd_tasks"], slot["task"], slot["n_test"], slot["n_fewshot"]) == ("0.1.0", "drug_ner", 12, 0)
-    assert (slot["reader"], slot["metrics"]) == (READER_VERSION, METRICS_VERSION) == ("3", "1")
+    assert (slot["reader"], slot["metrics"]) == (READER_VERSION, METRICS_VERSION) == ("4", "1")
     assert (slot["alpha"], slot["tau"]) == (0.5, 0.8)
-    assert slot["string"] == (f"cpsd:0.1.0|reader:3|metrics:1|task:drug_ner|prompt:{slot['prompt'].replace(':', '.')}|"
+    assert slot["string"] == (f"cpsd:0.1.0|reader:4|metrics:1|task:drug_ner|prompt:{slot['prompt'].replace(':', '.')}|"
                               f"data:{slot['data'].replace(':', '.')}|n_test:12|n_fewshot:0|alpha:0.5|tau:0.8")
     assert options.SIGNATURES["drug_ner"] == slot
 
@@ -119,7 +120,7 @@ def test_signature_fields_and_digests(tmp_path):
 
 def test_every_task_yaml_has_a_signature_slot():
     for task in TASKS:
-        meta = options.task_yaml(YAML_DIR / f"cpsd_{task}.yaml").get("metadata") or {}
+        meta = task_yaml.read(YAML_DIR / f"cpsd_{task}.yaml").get("metadata") or {}
         assert meta.get("cpsd_signature") == {}, task
         assert options.prompt_template(task) is not None
 

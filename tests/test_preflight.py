@@ -1,4 +1,4 @@
-"""Pre-flight checks for API backends (cpsd_tasks.preflight): key present, endpoint reachable."""
+"""Pre-flight checks for API backends (cpsd_tasks.cli.preflight): key present, endpoint reachable."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from cpsd_tasks.preflight import API_BACKENDS, PreflightError, check, endpoint, path_problem, probe_path, proxy_for
+from cpsd_tasks.cli.preflight import API_BACKENDS, PreflightError, check, endpoint, path_problem, probe_path, proxy_for
 
 
 class _Routes(BaseHTTPRequestHandler):
@@ -147,8 +147,9 @@ def test_proxy_from_environment(listening, closed_port):
 ])
 def test_base_url_lacking_the_backends_path_names_the_fix(model, url, fixed):
     problem = path_problem(model, url, API_BACKENDS[model])
+    endpoint = "completions" if model == "local-completions" else "chat-completions"
     assert problem == (f"base_url {url} does not end with {API_BACKENDS[model].path}: --model {model} posts to "
-                       f"base_url as given and needs the {'completions' if model == 'local-completions' else 'chat-completions'}"
+                       f"base_url as given and needs the {endpoint}"
                        f" endpoint; use base_url={fixed}; skip this check with --no_preflight")
     with pytest.raises(PreflightError) as err:  # before any connection: the port is not even tried
         check(model, {"base_url": url}, environ={"OPENAI_API_KEY": "k"})
@@ -159,7 +160,8 @@ def test_completions_backend_on_a_chat_path_and_good_paths():
     problem = path_problem("local-completions", "http://h/v1/chat/completions", API_BACKENDS["local-completions"])
     assert problem.startswith("base_url http://h/v1/chat/completions is a chat-completions endpoint, but --model "
                               "local-completions sends a prompt") and "use base_url=http://h/v1/completions" in problem
-    for model, url in [("cpsd-local-chat", "http://h/v1/chat/completions"), ("cpsd-local-chat", "http://h/v1/chat/completions/"),
+    for model, url in [("cpsd-local-chat", "http://h/v1/chat/completions"),
+                       ("cpsd-local-chat", "http://h/v1/chat/completions/"),
                        ("openai-chat-completions", "https://x/openai/deployments/d/chat/completions?api-version=1"),
                        ("local-completions", "http://h/v1/completions")]:
         assert path_problem(model, url, API_BACKENDS[model]) is None, url
@@ -172,8 +174,9 @@ def test_probe_finds_a_path_the_server_lacks_and_sends_no_body_to_a_real_one(rou
     routes.seen.clear()
     problem = probe_path("cpsd-local-chat", f"{root}/v2/chat/completions")
     assert problem == (f'the server at base_url {root}/v2/chat/completions has no such endpoint: HTTP 404 '
-                       f'({{"detail": "Not Found"}}); fix the path in base_url (e.g. http://HOST:PORT/v1/chat/completions '
-                       f'for vLLM and OpenAI-compatible servers); skip this check with --no_preflight')
+                       f'({{"detail": "Not Found"}}); fix the path in base_url (e.g. '
+                       f'http://HOST:PORT/v1/chat/completions for vLLM and OpenAI-compatible servers); skip this '
+                       f'check with --no_preflight')
     assert routes.seen == [("GET", "/v2/chat/completions"), ("POST", "/v2/chat/completions")]
     with pytest.raises(PreflightError) as err:
         check("cpsd-local-chat", {"base_url": f"{root}/v2/chat/completions"}, environ={})

@@ -1,4 +1,4 @@
-"""Our Jinja prompts compiled once (cpsd_tasks.prompts): the text is byte-identical to the
+"""Our Jinja prompts compiled once (cpsd_tasks.cli.prompts): the text is byte-identical to the
 harness's per-doc compilation on every task's docs, and each template is compiled once."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 import cpsd_tasks
-from cpsd_tasks import prompts
-from cpsd_tasks.data import DEMO_DIR
+from cpsd_tasks.cli import prompts
+from cpsd_tasks.data.loading import DEMO_DIR
 from cpsd_tasks.specs import LL_VARIANTS
 from cpsd_tasks.tasks import TASKS
 

@@ -11,7 +11,7 @@ from cpsd_tasks.baseline import answer as baseline_answer
 from cpsd_tasks.baseline import task_lines
 from cpsd_tasks.baseline.rules_qa import case_reading as reading_rule
 from cpsd_tasks.baseline.rules_qa import first_person_name, fuzzy_span, police_exam as exam_rule
-from cpsd_tasks.data import DEMO_DIR, read_jsonl
+from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
 from cpsd_tasks.options import set_task_options
 from cpsd_tasks.qa import exact_span_match, fuzzy_span_match, judge_exam, judge_reading, process_results
 from cpsd_tasks.reading import extract_choices, letters_of, name_set, read_judgement
@@ -331,7 +331,8 @@ def test_total_reproduces_paper_table5(model):
 
 def test_weighted_total_by_hand():
     # GPT-3.5-turbo's Table 5 reading row: (70*0.7 + 70*0.4143 + 60*0.8667) / 200 = 0.65
-    assert qa.weighted_total({"判断": 0.7, "精确": 0.4143, "模糊": 0.8667}, PAPER_COUNTS) == pytest.approx(0.65, abs=1e-4)
+    total = qa.weighted_total({"判断": 0.7, "精确": 0.4143, "模糊": 0.8667}, PAPER_COUNTS)
+    assert total == pytest.approx(0.65, abs=1e-4)
     with pytest.raises(ValueError):
         qa.weighted_total({"判断": 1.0}, {"判断": 0})
 
@@ -404,7 +405,8 @@ def test_baseline_rules_direct():
     context = "2021年8月3日凌晨2时许，被告人周某驾驶摩托车行驶至县道路段，后周某在广州市白云区一出租屋内被抓获。"
     assert fuzzy_span(context, "事故发生在什么时间？") == "2021年8月3日凌晨2时许"
     assert fuzzy_span(context, "周某在哪里被抓获？") == "广州市白云区一出租屋内"
-    assert reading_rule({"输入": f"案情材料：{context}\n问题：谁驾驶摩托车？", "约束": "答案是材料中出现的人名"}) == "周某"
+    assert reading_rule({"输入": f"案情材料：{context}\n问题：谁驾驶摩托车？",
+                         "约束": "答案是材料中出现的人名"}) == "周某"
     assert exam_rule({"输入": "单选题：x\nB. y\nC. z", "约束": "这是单项选择题"}) == "B"   # option A missing
     assert exam_rule({"输入": "多选题：x\nA. y\nB. z\nC. w", "约束": "这是多项选择题"}) == "AB"
 

@@ -12,7 +12,8 @@ import math
 import pytest
 
 from cpsd_tasks import classification, generation, ie, qa
-from cpsd_tasks.reading import (extract_choices, fold_traditional, is_clear_refusal, is_refusal, lawbench_rule, normalize,
+from cpsd_tasks.reading import (extract_choices, fold_traditional, is_clear_refusal, is_refusal, lawbench_rule,
+                                normalize,
                                 own_turn, read_choices, read_judgement, read_label, strict_label, turns, written_turn)
 from cpsd_tasks.reading import ie_names, lexicon
 from cpsd_tasks.tasks import TASKS, get_task
@@ -150,7 +151,8 @@ def test_ruled_out_distractor(output, expected):
 @pytest.mark.parametrize("output, expected", [
     ("B<eoa>\n<human>: 下一题是什么？\n<bot>: 答案：C", "B"),
     ("答案：B\n\n问题：下列哪个朝代最晚？A:秦 B:汉 C:唐 D:宋\n答案：D", "B"),
-    ("正确答案:B<eoa>\n\n《宪法》第十三条规定的是:A:甲;B:乙;C:丙;D:丁。\n正确答案:C<eoa>", "B"),  # an invented next question
+    ("正确答案:B<eoa>\n\n《宪法》第十三条规定的是:A:甲;B:乙;C:丙;D:丁。\n正确答案:C<eoa>",
+     "B"),  # an invented next question
     ("### Human: 再来一题\n### Assistant: A", None),          # the only answer is in an invented turn
     ("案件：某甲盗窃一案。\n[正确答案]：B<eoa>", None),        # under a case the model made up
 ])
@@ -185,7 +187,8 @@ def test_copied_or_walked_through_options_are_no_answer(output):
     # letters and a space opening lines, each with some text: a list, not answer A
     "A 隋朝开科举\nB 五代十国时期战乱\nC 唐朝沿用\nD 汉朝察举",
     # end markers where the labels were: "…?<eoa>:<option A's text>;<eoa>:<option B's text>…"
-    "下列朝代中，说法正确的有?A:隋朝;B:五代十国时期;C:唐朝;D:汉朝。\n下列朝代中，说法正确的有?<eoa>:隋朝;<eoa>:五代十国时期;<eoa>:唐朝。",
+    "下列朝代中，说法正确的有?A:隋朝;B:五代十国时期;C:唐朝;D:汉朝。\n"
+    "下列朝代中，说法正确的有?<eoa>:隋朝;<eoa>:五代十国时期;<eoa>:唐朝。",
 ])
 def test_lists_without_usual_labels_are_no_answer(output):
     assert letters(output, question=DYNASTIES) is None
@@ -197,7 +200,8 @@ def test_lists_without_usual_labels_are_no_answer(output):
     # … unless the list is followed by a declaration
     ("下列朝代中，说法正确的有?A:隋朝。<eoa>B:五代十国时期。<eoa>C:唐朝。<eoa>D:汉朝。<eoa>本题答案为C。", "C"),
     # the same option labelled both the correct answer and a wrong statement: contradictory, none
-    ("正确答案: A: 隋朝。\n\n错误说法: B: 五代十国时期。\n\n正确答案: C: 唐朝。\n\n错误说法: A: 隋朝。\n\n正确答案: B: 五代十国时期。", None),
+    ("正确答案: A: 隋朝。\n\n错误说法: B: 五代十国时期。\n\n正确答案: C: 唐朝。\n\n"
+     "错误说法: A: 隋朝。\n\n正确答案: B: 五代十国时期。", None),
     # …whereas "错误说法是D" answers a question asking for the wrong statement
     ("错误说法是D。理由如下。", "D"),
 ])
@@ -233,9 +237,11 @@ CRIMES = {"A": "甲指使乙作伪证", "B": "甲煽动他人分裂国家", "C":
     # a header asserting a verdict on the options listed under it (explanations may come between)
     ("根据法律，下列说法是正确的：\n\nA: 甲指使乙作伪证。\n\nB: 甲煽动他人分裂国家。\n\n因此，下列说法是错误的：\n\n"
      "B: 甲煽动他人分裂国家。\n\n因为……", "下列说法错误的是:", "B"),
-    ("下列表述是不正确的：\n\nA: 甲指使乙作伪证。\n\n理由一。\n\nB: 甲煽动他人分裂国家。\n\n理由二。", "下列哪些表述是不正确的?", "AB"),
+    ("下列表述是不正确的：\n\nA: 甲指使乙作伪证。\n\n理由一。\n\nB: 甲煽动他人分裂国家。\n\n理由二。",
+     "下列哪些表述是不正确的?", "AB"),
     # …but a verdict naming one option outranks the header's list
-    ("下列选项表述是错误的：\n\nA: 甲指使乙作伪证。\n\nB: 甲煽动他人分裂国家。\n\n因此，选项A表述错误。", "下列哪一选项表述是错误的?", "A"),
+    ("下列选项表述是错误的：\n\nA: 甲指使乙作伪证。\n\nB: 甲煽动他人分裂国家。\n\n因此，选项A表述错误。",
+     "下列哪一选项表述是错误的?", "A"),
     # the question's own form ("下列说法错误的是：") over a copied list is no verdict
     ("下列说法错误的是：\nA: 甲指使乙作伪证。\nB: 甲煽动他人分裂国家。", "下列说法错误的是:", None),
     # the option's text followed by more words is no verdict on it
@@ -283,7 +289,8 @@ def test_simplified_labels_are_fixed_points_of_the_folding():
     for spec in TASKS.values():
         for form in (*spec.labels, *spec.aliases):
             assert fold_traditional(form) == form, form
-    for form in (*lexicon.EXAM_TF_SHORT, *lexicon.READING_JUDGE_SHORT, *lexicon.EXAM_TF_ALIASES, *lexicon.READING_JUDGE_ALIASES):
+    for form in (*lexicon.EXAM_TF_SHORT, *lexicon.READING_JUDGE_SHORT, *lexicon.EXAM_TF_ALIASES,
+                 *lexicon.READING_JUDGE_ALIASES):
         assert fold_traditional(form) == form, form
 
 
@@ -435,7 +442,8 @@ def test_an_option_line_of_many_open_brackets_before_a_tag_stays_linear():
 
     retrial = {"A": "裁定再审", "B": "决定再审", "C": "裁定不予受理", "D": "裁定驳回申请"}
     assert growth_ratio(lambda text: read_choices(text, retrial, "问?"),
-                        lambda n: "A." + "（甲" * (n // 2) + "）【正确答案】\nB.决定再审\nC.裁定驳回申请\nD.通知驳回", 5000) < BOUND
+                        lambda n: "A." + "（甲" * (n // 2) + "）【正确答案】\nB.决定再审\nC.裁定驳回申请\nD.通知驳回",
+                        5000) < BOUND
 
 
 @pytest.mark.slow
@@ -490,4 +498,5 @@ def test_the_several_answer_reading_stays_linear(name):
     options named by their texts, a letter above a copy) on the inputs that were quadratic once."""
     from growth import BOUND, growth_ratio
 
-    assert growth_ratio(lambda text: read_choices(text, FOUR, "下列哪些说法正确？", multi=True), SLOW_ONCE[name], 5000) < BOUND
+    assert growth_ratio(lambda text: read_choices(text, FOUR, "下列哪些说法正确？", multi=True), SLOW_ONCE[name],
+                        5000) < BOUND

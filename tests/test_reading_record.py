@@ -52,5 +52,6 @@ def test_error_analysis_and_sample_browser_show_what_decided(tmp_path):
     with (tmp_path / "mistakes.csv").open(encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
     assert [row["decided"] for row in rows] == ["rule: declared", "reason: copied option list"]
-    assert html._reading_facts(samples[0]["reading"]) == 'rule: declared · refused: false · qtype: "单选" · truncated: false'
+    facts = 'rule: declared · refused: false · qtype: "单选" · truncated: false'
+    assert html._reading_facts(samples[0]["reading"]) == facts
     assert html._reading_facts(samples[1]["reading"]).startswith("reason: copied option list · refused: false")

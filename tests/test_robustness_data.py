@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from cpsd_tasks.data import DataError, MAX_REPORTED, harness_dataset, load_task_docs, read_jsonl, resolve_data_dir
+from cpsd_tasks.data import harness_dataset
+from cpsd_tasks.data.loading import MAX_REPORTED, load_task_docs, read_jsonl, resolve_data_dir
+from cpsd_tasks.exceptions import DataError
 
 
 def write(base: Path, task: str, raw: bytes, name: str = "test.jsonl") -> Path:
@@ -36,7 +38,8 @@ R2 = {"id": "r2", "text": "警方通报：嫌疑人已被刑事拘留。", "labe
     # encodings and byte-level oddities
     ("rumor", (j(R1) + "\n" + j(R2)).encode("utf-16"),
      ":1: field '(line)': expected UTF-8 text, got byte 0xff at column 1"),
-    ("rumor", j(R1).encode() + b"\n" + '{"id": "x", "text": "caf\u00e9", "label": "\u8c23\u8a00"}'.encode("latin-1", "ignore"),
+    ("rumor",
+     j(R1).encode() + b"\n" + '{"id": "x", "text": "caf\u00e9", "label": "\u8c23\u8a00"}'.encode("latin-1", "ignore"),
      ":2: field '(line)': expected UTF-8 text, got byte 0xe9 at column 25"),
     ("rumor", (j(R1) + "\n\ufeff" + j(R2)).encode(),
      ":2: field '(line)': expected one JSON object per line, got invalid JSON (Unexpected UTF-8 BOM"),
@@ -61,12 +64,14 @@ R2 = {"id": "r2", "text": "警方通报：嫌疑人已被刑事拘留。", "labe
     ("rumor", j({**R1, "id": 1.5}).encode(), ":1: field 'id': expected a non-empty string or integer, got 1.5"),
     ("rumor", j({**R1, "id": "  "}).encode(), ":1: field 'id': expected a non-empty string or integer, got '  '"),
     # text and label values
-    ("rumor", j({**R1, "text": "\u3000\u3000"}).encode(), ":1: field 'text': expected a non-empty string, got an empty one"),
+    ("rumor", j({**R1, "text": "\u3000\u3000"}).encode(),
+     ":1: field 'text': expected a non-empty string, got an empty one"),
     ("rumor", j({**R1, "text": None}).encode(), ":1: field 'text': expected a non-empty string, got NoneType None"),
     ("rumor", j({**R1, "label": " 谣言"}).encode(), ":1: field 'label': expected one of 谣言/非谣言, got ' 谣言'"),
     ("sentiment", j({"id": "s", "text": "好", "label": "正面"}).encode(),  # aliases are for model output only
      ":1: field 'label': expected one of 积极/消极/中性, got '正面'"),
-    ("rumor", j({**R1, "label": ["谣言"]}).encode(), ":1: field 'label': expected a non-empty string, got list ['谣言']"),
+    ("rumor", j({**R1, "label": ["谣言"]}).encode(),
+     ":1: field 'label': expected a non-empty string, got list ['谣言']"),
     # line numbers count blank and CRLF lines
     ("rumor", ("\t\r\n  \r\n" + j(R1) + "\r\n\r\n\r\n" + j({**R2, "label": "假"}) + "\r\n").encode(),
      ":6: field 'label': expected one of 谣言/非谣言, got '假'"),
@@ -75,7 +80,8 @@ R2 = {"id": "r2", "text": "警方通报：嫌疑人已被刑事拘留。", "labe
      ":1: field 'entities[0]': expected an object, got str"),
     ("fraud_ner", j({"id": "1", "text": "t", "entities": [{"type": "报案人", "text": " "}]}).encode(),
      ":1: field 'entities[0].text': expected a non-empty string, got an empty one"),
-    ("drug_ner", j({"id": "1", "text": "t"}).encode(), ":1: field 'entities': expected a list of {type, text} objects, "
+    ("drug_ner", j({"id": "1", "text": "t"}).encode(),
+     ":1: field 'entities': expected a list of {type, text} objects, "
                                                         "got nothing"),
     ("drug_re", j({"id": "1", "text": "t", "relations": [{"head": "张某", "relation": "持有"}]}).encode(),
      ":1: field 'relations[0].tail': expected a non-empty string, got NoneType None"),
@@ -84,13 +90,15 @@ R2 = {"id": "r2", "text": "警方通报：嫌疑人已被刑事拘留。", "labe
     ("case_reading", j({"id": "1", "context": "c", "question": "q", "answer": " ", "qtype": "精确"}).encode(),
      ":1: field 'answer': expected a non-empty string, got an empty one"),
     ("police_exam", j({"id": "1", "question": "q", "options": {"a": "x", "b": "y"}, "answer": "A",
-                       "qtype": "单选"}).encode(), ":1: field 'options': expected single capital letters as keys, got 'a'"),
+                       "qtype": "单选"}).encode(),
+                       ":1: field 'options': expected single capital letters as keys, got 'a'"),
     ("police_exam", j({"id": "1", "question": "q", "options": ["x", "y"], "answer": "A", "qtype": "单选"}).encode(),
      ":1: field 'options': expected an object of letter -> text ({} for 判断), got list"),
     ("police_exam", j({"id": "1", "question": "q", "options": {"A": "x"}, "answer": "A", "qtype": "单选"}).encode(),
      ":1: field 'options': expected at least two options for a 单选 question"),
     ("police_exam", j({"id": "1", "question": "q", "options": {"A": "x", "B": "y"}, "answer": "A",
-                       "qtype": "多选"}).encode(), ":1: field 'answer': expected two or more sorted, distinct letters"),
+                       "qtype": "多选"}).encode(),
+                       ":1: field 'answer': expected two or more sorted, distinct letters"),
     ("police_exam", j({"id": "1", "question": "q", "options": {"A": "x", "B": "y"}, "answer": "b",
                        "qtype": "单选"}).encode(), ":1: field 'answer': expected option letters, got 'b'"),
     ("case_report", j({"id": "1", "input": "", "reference": "r"}).encode(),
@@ -229,9 +237,11 @@ def test_lone_surrogate_escape_is_a_data_error(tmp_path, monkeypatch, hf_home):
 
 def test_entity_extra_keys_of_mixed_types(tmp_path, monkeypatch, hf_home):
     monkeypatch.setenv("HF_HOME", str(hf_home))
-    write(tmp_path, "drug_ner", (j({"id": "1", "text": "张某", "entities": [{"type": "人名", "text": "张某", "start": 0}]})
+    write(tmp_path, "drug_ner",
+          (j({"id": "1", "text": "张某", "entities": [{"type": "人名", "text": "张某", "start": 0}]})
                                  + "\n" +
-                                 j({"id": "2", "text": "李某", "entities": [{"type": "人名", "text": "李某", "start": "0"}]})
+                                 j({"id": "2", "text": "李某",
+                                    "entities": [{"type": "人名", "text": "李某", "start": "0"}]})
                                  ).encode())
     ds = harness_dataset(task_id="drug_ner", data_dir=str(tmp_path))
     assert [e["text"] for e in ds["test"][1]["entities"]] == ["李某"]

@@ -1,6 +1,6 @@
 """Robustness: endpoint faults through the real CLI and the harness API (issue 8).
 
-A loopback server (:mod:`fault_server`) answers like the rule baseline but injects 429, 500,
+A loopback server (:mod:`benchmarks.fault_server`) answers like the rule baseline but injects 429, 500,
 timeouts, connection resets, invalid JSON, ``content: null`` and error bodies without ``choices``.
 What lm-eval 0.4.13's ``local-chat-completions`` does with each (found here, documented in README
 "Running long jobs safely"):
@@ -41,9 +41,8 @@ import pytest
 
 from cpsd_tasks.baseline import answer
 from cpsd_tasks.classification import process_results
-from cpsd_tasks.data import DEMO_DIR, read_jsonl
-
-from fault_server import FaultServer, ordinal_plan
+from benchmarks.fault_server import FaultServer, ordinal_plan
+from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
 
 pytestmark = pytest.mark.e2e
 

@@ -57,7 +57,8 @@ OTHER = {
     "surrogates_mixed": "答案\udfff：A\ud800 谣言",
     "think_nested": "<think>外层<think>内层</think>还在想</think>答案：B",
     "html_answer": "<p><b>答案</b>：<i>A</i></p>",
-    "prompt_echo": "【任务】判断下面这条网络文本所表达的情感倾向。【约束】只能从“积极”“消极”“中性”三个标签中选择一个作答",
+    "prompt_echo": ("【任务】判断下面这条网络文本所表达的情感倾向。"
+                    "【约束】只能从“积极”“消极”“中性”三个标签中选择一个作答"),
     "json_everything": '{"answer": "A", "label": "积极", "entities": [], "relations": []}',
 }
 #: The gold answer dressed up: must be fully correct for label, JSON and letter tasks.

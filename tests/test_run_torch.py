@@ -1,4 +1,4 @@
-"""An API run of cpsd-eval leaves torch out of its process (cpsd_tasks.run.torch_left_out): the
+"""An API run of cpsd-eval leaves torch out of its process (cpsd_tasks.cli.run.torch_left_out): the
 torch seed is applied when torch is imported, the environment description comes from a child
 process, and both read as the harness's own. Each check runs in a fresh interpreter: whether torch
 is imported is the point, and this test process may have imported it already."""
@@ -30,12 +30,12 @@ def test_api_backend_resolves_without_importing_local_backends():
     got = python("""
         import json, sys
         import cpsd_tasks.backends
-        from cpsd_tasks.run import api_backend
+        from cpsd_tasks.cli.run import api_backend
         names = ["local-chat-completions", "local-completions", "openai-chat-completions", "cpsd-local-chat",
                  "cpsd-openai-chat", "hf", "vllm", "cpsd-hf", "no-such-backend", None]
         out = {str(n): api_backend(n) for n in names}
         out["imported"] = sorted(m for m in ("torch", "transformers", "lm_eval.models.huggingface",
-                                             "cpsd_tasks.hf_backend") if m in sys.modules)
+                                             "cpsd_tasks.backends.hf") if m in sys.modules)
         print(json.dumps(out))
     """)
     assert got.pop("imported") == []
@@ -48,7 +48,7 @@ def test_seed_applied_at_import_is_the_harness_seed():
     """Seeding torch the moment it is imported gives the state torch.manual_seed gives."""
     got = python("""
         import json, sys
-        from cpsd_tasks.run import SeedTorchOnImport
+        from cpsd_tasks.cli.run import SeedTorchOnImport
         hook = SeedTorchOnImport(1234)
         hook.install()
         assert "torch" not in sys.modules
@@ -67,7 +67,7 @@ GUARD = """
     import json, sys
     import cpsd_tasks.backends
     import lm_eval.evaluator as ev
-    from cpsd_tasks.run import torch_left_out
+    from cpsd_tasks.cli.run import torch_left_out
     original = (ev.set_torch_seed, ev.add_env_info)
 """
 
@@ -137,9 +137,9 @@ def _dump():
         json.dump(sorted(m for m in ("torch", "transformers") if m in sys.modules), f)
 atexit.register(_dump)
 if os.environ.get("NO_GUARD"):
-    import cpsd_tasks.run
-    cpsd_tasks.run.torch_left_out = lambda model: contextlib.nullcontext()
-from cpsd_tasks.cli import main
+    import cpsd_tasks.cli.run
+    cpsd_tasks.cli.run.torch_left_out = lambda model: contextlib.nullcontext()
+from cpsd_tasks.cli.cpsd_eval import main
 main(sys.argv[1:])
 """
 

@@ -1,10 +1,10 @@
-"""``--tasks`` resolution of cpsd-eval (cpsd_tasks.selection): wildcards, duplicates, typos."""
+"""``--tasks`` resolution of cpsd-eval (cpsd_tasks.cli.selection): wildcards, duplicates, typos."""
 
 from __future__ import annotations
 
 import pytest
 
-from cpsd_tasks.selection import UnknownTask, is_ours, local_index, resolve
+from cpsd_tasks.cli.selection import UnknownTask, is_ours, local_index, resolve
 from cpsd_tasks.specs import LL_VARIANTS
 from cpsd_tasks.tasks import TASKS
 
@@ -99,10 +99,11 @@ def test_wildcard_matching_nothing(index):
 def test_yaml_index_equals_the_harness_index():
     """The index read from our YAMLs (no harness import) is the harness's own index of the folder."""
     import cpsd_tasks
-    from cpsd_tasks.selection import Index
+    from cpsd_tasks.cli.selection import Index
 
     harness = Index.from_task_manager(cpsd_tasks.task_manager())
     ours = local_index()
     assert ours.tasks == harness.tasks and ours.tags == harness.tags
     assert ours.groups == harness.groups
-    assert len(ours.tasks) == len(TASKS) + len(LL_VARIANTS) and set(ours.groups) == {"cpsd", "cpsd_clf", "cpsd_ie", "cpsd_qa", "cpsd_tg"}
+    assert len(ours.tasks) == len(TASKS) + len(LL_VARIANTS) and set(ours.groups) == {"cpsd", "cpsd_clf", "cpsd_ie",
+                                                                                     "cpsd_qa", "cpsd_tg"}

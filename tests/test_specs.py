@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks import YAML_DIR, specs
-from cpsd_tasks.data import load_task_docs
+from cpsd_tasks.data.loading import load_task_docs
 from cpsd_tasks.specs import CountItem, MacroItem, TypeItem
 from cpsd_tasks.tasks import TASKS
 
@@ -68,7 +68,8 @@ def test_ie_tasks_list_only_their_own_types():
 
 
 def test_render_touches_only_the_block():
-    text = "task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\nmetric_list:\n  - {metric: old}\n  # old comment\nmetadata:\n  version: 1.0\n"
+    text = ("task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\nmetric_list:\n  - {metric: old}\n"
+            "  # old comment\nmetadata:\n  version: 1.0\n")
     acc = [specs.Metric("acc", "mean", True), specs.Metric("f1_x", "cpsd_tasks.ie.agg_f1_type", None)]
     new = gen_yaml.render(text, acc)
     assert new == ("task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\n" + gen_yaml.MARKER + "\nmetric_list:\n"
@@ -76,7 +77,8 @@ def test_render_touches_only_the_block():
                    "  - {metric: f1_x, aggregation: !function cpsd_tasks.ie.agg_f1_type, higher_is_better: null}\n"
                    "metadata:\n  version: 1.0\n")
     assert gen_yaml.render(new, acc) == new                      # idempotent
-    assert gen_yaml.render(new, None) == "task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\nmetadata:\n  version: 1.0\n"
+    removed = "task: t\ndoc_to_text: |-\n  【约束】只输出标签。\n# note\nmetadata:\n  version: 1.0\n"
+    assert gen_yaml.render(new, None) == removed
     appended = gen_yaml.render("task: t\ndoc_to_text: |-\n  x\n", acc[:1])
     assert appended == ("task: t\ndoc_to_text: |-\n  x\n" + gen_yaml.MARKER + "\nmetric_list:\n"
                         "  - {metric: acc, aggregation: mean, higher_is_better: true}\n")
@@ -179,11 +181,11 @@ def test_aggregation_unknown_is_a_key_error(task, metric):
 # --------------------------------------------------------------------------- registries agree
 
 def test_ll_variants_are_the_ll_yamls():
-    from cpsd_tasks.selection import read_yaml
+    from cpsd_tasks import task_yaml
 
     found = {}
     for path in YAML_DIR.glob("cpsd_ll_*.yaml"):
-        cfg = read_yaml(path, include=False)
+        cfg = task_yaml.read(path, include=False)
         found[cfg["task"]] = cfg["dataset_kwargs"]["task_id"]
     assert found == specs.LL_VARIANTS
 

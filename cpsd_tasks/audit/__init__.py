@@ -58,8 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--graded", type=Path, default=DEFAULT_GRADED, help="graded single-choice set of lawbench")
     parser.add_argument("--models", nargs="*", help="only these models (file stems)")
     parser.add_argument("--out", type=Path, help="also write the report (Markdown) and lawbench rows (JSON) here")
-    parser.add_argument("--into", type=Path, metavar="FILE",
-                        help="also write the graded figures into FILE's figures block (docs/answer_reading.md)")
+    parser.add_argument("--into", type=Path, nargs="+", metavar="FILE",
+                        help="also write the graded figures into each FILE's figures block (docs/answer_reading.md: "
+                             "the tables; README.md: one headline line)")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                         help=f"the reading cache folder (default ./{DEFAULT_CACHE})")
     parser.add_argument("--no-cache", action="store_true", help="read everything again, write no cache")
@@ -117,10 +118,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         (args.out / "audit.md").write_text(report + "\n", encoding="utf-8")
     if args.into:
         from cpsd_tasks.audit.graded import FIRST_READS
-        from cpsd_tasks.audit.tables import docs_block, write_block
+        from cpsd_tasks.audit.tables import docs_block, headline, write_block
 
+        command = " ".join(str(path) for path in args.into)
         try:
-            write_block(args.into, docs_block(report, FIRST_READS, f"{args.into}"))
+            for path in args.into:
+                write_block(path, headline(report, command) if path.name == "README.md"
+                            else docs_block(report, FIRST_READS, command))
         except (OSError, ValueError) as err:
             print(f"cpsd-audit-reading: {err}", file=sys.stderr)
             return 2

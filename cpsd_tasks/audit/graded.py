@@ -27,7 +27,8 @@ GRADED_FILES = {"lawbench": Path("tests") / "data" / "graded_single_choice.jsonl
 #: any of their items was looked at): ``{set: reader version}``. The other sets were used to find kinds.
 FIRST_READS = {"heldout19": "1", "heldout20": "1", "heldout21": "1",
                "disc4": "2", "disc5": "2", "disc6": "2", "lexeval4": "2", "lexeval5": "2",
-               "argument3": "2", "labels3": "2"}
+               "argument3": "2", "labels3": "2",
+               "disc7": "3", "lexeval6": "3", "argument4": "3", "labels4": "3"}
 
 
 def split_of(item: dict) -> str:

@@ -165,3 +165,29 @@ def write_block(path, block: str) -> None:
     if start < 0 or end < 0:
         raise ValueError(f"{path}: no '{BLOCK_BEGIN} …' … '{BLOCK_END}' block to fill")
     Path(path).write_text(text[:start] + block + text[end + len(BLOCK_END):], encoding="utf-8")
+
+
+_HEADLINE_NAMES = {("disc", "multi"): "DISC-Law-Eval several answers", ("disc", "single"): "DISC-Law-Eval one answer",
+                   ("lexeval", "multi"): "LexEval several answers", ("lexeval", "single"): "LexEval one answer",
+                   ("lawbench_tasks", "single"): "LawBench 2-8 (A–E)",
+                   ("lawbench_tasks", "label"): "LawBench 2-2/2-4 labels"}
+
+
+def headline(report: str, command: str) -> str:
+    """The README's figures block: per corpus, the plugin's agreement with the graders on all graded
+    sets and the items whose score the reading changes (from a ``cpsd-audit-reading`` report)."""
+    parts, corpus = [], "lawbench"
+    for line in report.splitlines():
+        if line.startswith("### "):
+            corpus = line[4:].split(":")[0]
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        if len(cells) == 8 and cells[0] == "all" and cells[2] == "plugin":        # lawbench's table
+            parts.append(f"LawBench single choice {float(cells[3]):.1%} of {int(cells[1]):,} "
+                         f"(score changed on {cells[7]})")
+        elif len(cells) == 9 and cells[0] == "all" and cells[3] == "plugin":
+            name = _HEADLINE_NAMES.get((corpus, cells[1]), f"{corpus} {cells[1]}")
+            parts.append(f"{name} {float(cells[4]):.1%} of {int(cells[2]):,} "
+                         f"(score changed on {cells[8].split(' ')[0]})")
+    return (f"{BLOCK_BEGIN} {command}`; regenerate them, never edit by hand -->\n"
+            "Agreement with two human graders (a third settling), on every human-graded set of real LLM answers: "
+            + "; ".join(parts) + ".\n" + BLOCK_END)

@@ -15,9 +15,7 @@ import re
 from functools import lru_cache
 from typing import Callable
 
-import yaml
-
-from cpsd_tasks import YAML_DIR
+from cpsd_tasks import YAML_DIR, task_yaml
 
 Rule = Callable[[dict[str, str]], str]
 SECTIONS = ("角色", "任务", "输入", "约束")
@@ -26,13 +24,6 @@ _SECTION = re.compile(r"【(角色|任务|输入|约束)】")
 
 class UnknownPrompt(ValueError):
     """The prompt is not one our task YAMLs build."""
-
-
-class _Loader(yaml.SafeLoader):
-    """YAML loader that keeps ``!function`` tags as plain strings (we only read prompts)."""
-
-
-_Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
 
 
 @lru_cache(maxsize=1)
@@ -44,7 +35,7 @@ def task_lines() -> dict[str, str]:
     """
     lines: dict[str, str] = {}
     for path in sorted(YAML_DIR.glob("cpsd_*.yaml")):
-        cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
+        cfg = task_yaml.read(path, include=False) or {}
         template = cfg.get("doc_to_text")
         task_id = (cfg.get("dataset_kwargs") or {}).get("task_id")
         if not isinstance(template, str) or not task_id:

@@ -53,7 +53,7 @@ The package, along the lines of lm-eval's ``ifeval`` folder (logic modules under
 * :mod:`~cpsd_tasks.generation.hooks` — ``process_results`` and the aggregations the YAMLs name.
 
 Every name below keeps its old path ``cpsd_tasks.generation.<name>`` (YAML ``!function``,
-scripts, tests, ``cpsd_tasks.rescore``, ``cpsd_tasks.leaderboard``).
+scripts, tests, :mod:`cpsd_tasks.report.rescore`).
 """
 
 from __future__ import annotations
@@ -70,9 +70,8 @@ from cpsd_tasks.generation.settings import (DEFAULT_BERTSCORE_BATCH_SIZE, DEFAUL
                                             DISABLED, ENV_BATCH_SIZE, ENV_MODEL, ENV_NUM_LAYERS,
                                             BertScoreSettings, BertScoreUnavailable,
                                             bert_score_version, bertscore_settings)
-from cpsd_tasks.generation.tokens import (BLEU_ORDER, JIEBA_MAX_PIECE, TextTokens, _reference_tokens,
-                                          _zh_tables, char_tokens, clean, jieba_tokenizer,
-                                          ngram_counts, text_tokens, word_tokens, zh_tokenize)
+from cpsd_tasks.generation.tokens import (BLEU_ORDER, JIEBA_MAX_PIECE, TextTokens, char_tokens, clean,
+                                          jieba_tokenizer, ngram_counts, text_tokens, word_tokens, zh_tokenize)
 
 __all__ = [
     # hooks (named by the YAMLs)

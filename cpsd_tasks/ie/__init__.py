@@ -48,7 +48,8 @@ from cpsd_tasks.ie.hooks import (agg_f1_pooled, agg_f1_type, doc_to_target, proc
                                  run_options)
 from cpsd_tasks.ie.match import (Counts, DocScores, Judgement, best_assignment, doc_scores, judge, match_entities,
                                  match_relations, prf)
-from cpsd_tasks.ie.schema import DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATIONS, EXACT_ONLY_TYPES, MIN_FUZZY_LEN, gold_items
+from cpsd_tasks.ie.schema import (DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATIONS, EXACT_ONLY_TYPES, MIN_FUZZY_LEN,
+                                  gold_items)
 from cpsd_tasks.tasks import get_task
 
 __all__ = [

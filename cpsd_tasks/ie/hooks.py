@@ -72,8 +72,8 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
         ``f1``, ``f1_exact``, ``f1_fuzzy``, ``invalid_rate`` (0/1), ``score`` (= ``f1``); α and τ
         are in the task's scoring signature (:mod:`cpsd_tasks.options`), not metrics. Count items
         :class:`~cpsd_tasks.specs.CountItem` (logged as ``[tp_exact, tp_fuzzy, n_pred, n_gold, alpha]``;
-        aggregated by :func:`agg_f1_pooled` and :func:`agg_f1_type`): ``f1_micro`` (whole document) and ``f1_<type>`` for
-        each of the task's types/relations (``TaskSpec.labels``). ``truncated_rate`` (0/1) and
+        aggregated by :func:`agg_f1_pooled` and :func:`agg_f1_type`): ``f1_micro`` (whole document) and
+        ``f1_<type>`` for each of the task's types/relations (``TaskSpec.labels``). ``truncated_rate`` (0/1) and
         ``reading``: the items read, ``[type, text]`` or ``[relation, head, tail]`` in comparison
         form, ``None`` when unparseable (:func:`cpsd_tasks.taxonomy.reading`).
     """

@@ -15,7 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Callable, Iterable, Optional, Sequence
 
-from cpsd_tasks.ie.schema import DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATIONS, EXACT_ONLY_TYPES, MIN_FUZZY_LEN, gold_items
+from cpsd_tasks.ie.schema import (DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATIONS, EXACT_ONLY_TYPES, MIN_FUZZY_LEN,
+                                  gold_items)
 from cpsd_tasks.reading.ie_names import UNKNOWN
 from cpsd_tasks.reading.ie_parse import Parsed, parse_output
 from cpsd_tasks.taxonomy import error_class
@@ -234,7 +235,8 @@ class Judgement:
 
 def judge(doc: dict[str, Any], output: Optional[str], alpha: float = DEFAULT_ALPHA,
           tau: float = DEFAULT_TAU) -> Judgement:
-    """Parse and score one output against a doc (docs/metrics.md#information-extraction, docs/metrics.md#error-classes).
+    """Parse and score one output against a doc (docs/metrics.md#information-extraction,
+    docs/metrics.md#error-classes).
 
     Args:
         doc: a doc with ``task`` (``drug_ner``/``fraud_ner``/``drug_re``) and ``entities`` or

@@ -183,7 +183,8 @@ def judged_metrics(task: str, items: Sequence[Item], mode: str) -> tuple[dict, d
     if not answer_items:
         return {}, {}
     judged = [decided(it, mode) for it in answer_items]
-    answered = [(it.rule_answer is not None) if by == "rules" else (it.reading is not None and it.reading.status == ANSWER)
+    answered = [(it.rule_answer is not None) if by == "rules"
+                else (it.reading is not None and it.reading.status == ANSWER)
                 for it, (by, _) in zip(answer_items, judged)]
     judged_m = metrics_of(task, answer_items, [v for _, v in judged], answered)
     rules_m = metrics_of(task, answer_items, [float(it.rule_correct or 0.0) for it in answer_items],

@@ -109,7 +109,9 @@ def read_reply(text: Optional[str], kind: str, allowed: Sequence[str] = ()) -> J
         return JudgeReading(NO_VALID)
     if kind == "choice":
         letters = _letters(value, allowed)
-        return JudgeReading(ANSWER, letters) if letters else JudgeReading(INVALID, why=f"not option letters: {value[:40]}")
+        if letters:
+            return JudgeReading(ANSWER, letters)
+        return JudgeReading(INVALID, why=f"not option letters: {value[:40]}")
     choices = (EQUIVALENT, NOT_EQUIVALENT) if kind == "equivalence" else tuple(allowed)
     if value in choices:
         return JudgeReading(ANSWER, value)

@@ -24,9 +24,10 @@ Both tasks report ``total`` — the sample-weighted mean over all documents, i.e
 the key the ``cpsd`` group averages).
 
 Per-type metrics average over their own type's documents only: :func:`process_results` returns
-a ``(qtype, value)`` item (:class:`~cpsd_tasks.specs.TypeItem`) for a document of that type and ``None`` for the others, and the ``agg_*``
-aggregations keep only their own type's items. A per-type metric whose type has no document in
-the run (e.g. with ``--limit 3``) is ``nan`` ("not measured"), never 0 and never an error.
+a ``(qtype, value)`` item (:class:`~cpsd_tasks.specs.TypeItem`) for a document of that type and
+``None`` for the others, and the ``agg_*`` aggregations keep only their own type's items. A
+per-type metric whose type has no document in the run (e.g. with ``--limit 3``) is ``nan`` ("not
+measured"), never 0 and never an error.
 The harness reports its stderr as ``N/A`` (it only computes stderr for built-in aggregations).
 
 The package, along the lines of lm-eval's ``ifeval`` folder (logic modules under thin hooks):

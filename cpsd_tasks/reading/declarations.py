@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from rapidfuzz import fuzz
+
 from cpsd_tasks.reading.letter_patterns import (
     DECLARATION,
     INLINE_LABEL,
@@ -531,9 +533,36 @@ def read_declared_text(text: str, ctx: Context) -> Optional[frozenset[str]]:
         named = {key for key, target in ctx.targets.items() if content == target}
         if len(named) == 1:
             return frozenset(named)
-        if not named and (concluded := ctx.keys_by_conclusion.get(content)):
+        if not named and (concluded := ctx.keys_by_conclusion.get(content)
+                          or _nearly_one_option(match.group("content"), content, ctx)):
             return concluded
     return None
+
+
+#: A declared text this alike to one option's (rapidfuzz ``ratio``, 0–100: one character in twenty), and this much closer to it than
+#: to any other, is that option's text with a slip ("应对其" for "应为其", "管辖权" for the option's "管转权").
+NEAR_TEXT = 95
+NEAR_MARGIN = 10
+
+
+# An option label in the first characters of a declared text ("A:…", "【A】…", "(1)A、…", "正确答案: A:…").
+_LABEL_FIRST = re.compile(r"^.{0,12}?(?<![A-Za-z])(?:[(（【\[][A-Z][)）】\]]|[A-Z]\s*(?:[:：.．、]|$))", re.S)
+_NEGATION_CHARS = re.compile("[不非无未没]")
+
+
+def _nearly_one_option(raw: str, content: str, ctx: Context) -> Optional[frozenset[str]]:
+    """The one option whose text the declared ``content`` (``raw`` as written) is, but for a slip of a
+    character or two: not a labelled line (``A:<text>``, ``【A】<text>``, read by the letter rules), nor its
+    claim reversed (a negation put in or taken out)."""
+    if len(content) < 6 or _LABEL_FIRST.match(raw):
+        return None
+    alike = sorted(((fuzz.ratio(content, target), key) for key, target in ctx.targets.items() if target), reverse=True)
+    if not alike or alike[0][0] < NEAR_TEXT or (len(alike) > 1 and alike[1][0] > alike[0][0] - NEAR_MARGIN):
+        return None
+    key = alike[0][1]
+    if len(_NEGATION_CHARS.findall(content)) != len(_NEGATION_CHARS.findall(ctx.targets[key])):
+        return None                          # the option's claim with a negation put in or taken out
+    return frozenset({key})
 
 
 # --------------------------------------------------------------------------- the rules

@@ -226,7 +226,7 @@ def _lead_is_no_choice(turn: Turn, lead: re.Match) -> bool:
     question (``A: The 1980 United Nations Convention…``) or letters judged wrong (``A、B、C、D 都不成立。``)."""
     answer, ctx = turn.answer, turn.ctx
     rest = answer[lead.end():].split("\n", 1)[0]
-    if rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest):
+    if rest.strip() and not re.search(r"[A-Za-z\u3400-\u9fff]", rest) and not _states_own_number(rest, lead, ctx):
         return True
     if re.match(r"[.．][a-z]", rest) or ENGLISH_VERDICT.match(answer):
         return True
@@ -235,6 +235,16 @@ def _lead_is_no_choice(turn: Turn, lead: re.Match) -> bool:
         return True
     tail = VERDICT_TAIL.match(answer, lead.end())
     return bool(tail) and tail.group("neg") is not None
+
+
+def _states_own_number(rest: str, lead: re.Match, ctx: Context) -> bool:
+    """Whether the text after a leading label is that option's own text made of digits and marks
+    (``B. 6—10``, ``C. 215346``, ``B. 25%``): the option stated, not numbering after a label."""
+    letters = letters_in(lead.group("list"), ctx.valid)
+    if not letters or len(letters) != 1:
+        return False
+    target = ctx.targets.get(next(iter(letters)), "")
+    return bool(target) and plain_text(rest) == target
 
 
 def leading_letter(turn: Turn) -> Optional[frozenset[str]]:

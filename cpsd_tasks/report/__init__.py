@@ -17,6 +17,4 @@ Modules, lowest first (each imports only modules above it in this list, never th
     cli           cpsd-leaderboard (and cpsd-leaderboard rescore)
 
 Importing this package imports none of them (matplotlib and the scorers load only when used).
-``cpsd_tasks.leaderboard``, ``cpsd_tasks.errors``, ``cpsd_tasks.plots`` and ``cpsd_tasks.rescore``
-remain as re-export shims for code written against the old layout.
 """

@@ -29,9 +29,10 @@ What the page holds:
   (:func:`judged_view`);
 * the sample browser: model, task, error class and a text filter; per sample the input excerpt,
   the raw output, what was read from it (the sample log's ``reading`` record) and, when a judge
-  read it, the judge's reading (:func:`judge_reading_text`), the gold answer and the per-sample score. Its data (:func:`sample_data`) is embedded gzip-compressed and base64
-  encoded (unpacked by the browser's own ``DecompressionStream``), and rows are rendered one page
-  (:data:`PAGE_SIZE`) at a time, so a run of 12 tasks × 10 models × 3,150 samples stays usable.
+  read it, the judge's reading (:func:`judge_reading_text`), the gold answer and the per-sample
+  score. Its data (:func:`sample_data`) is embedded gzip-compressed and base64 encoded (unpacked by
+  the browser's own ``DecompressionStream``), and rows are rendered one page (:data:`PAGE_SIZE`) at
+  a time, so a run of 12 tasks × 10 models × 3,150 samples stays usable.
 
 Tables and figures are plain HTML/SVG written here, so they show even where scripts do not run
 (an e-mail preview); sorting and the browser need JavaScript.

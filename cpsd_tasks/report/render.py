@@ -261,9 +261,9 @@ def judged_items(rows: Sequence[Row]) -> list[dict[str, Any]]:
     tasks (:attr:`cpsd_tasks.report.runs.TaskRun.judged`), in row and task order.
 
     Returns:
-        ``[{"model", "label", "data" (the Data column's text), "data_source", "task", "metric", "rules" (the same metric by the rules, recomputed
-        from the sample log; ``None`` for rubric scores), "judged", "sent", "n", "agreement"
-        (share or ``None``), "agree", "compared", "judge", "mode", "prompt_digest"}]``.
+        ``[{"model", "label", "data" (the Data column's text), "data_source", "task", "metric", "rules"
+        (the same metric by the rules, recomputed from the sample log; ``None`` for rubric scores), "judged",
+        "sent", "n", "agreement" (share or ``None``), "agree", "compared", "judge", "mode", "prompt_digest"}]``.
     """
     out: list[dict[str, Any]] = []
     for r in rows:
@@ -326,6 +326,6 @@ def judged_csv(rows: Sequence[Row]) -> str:
     w.writerow(keys)
     for i in judged_items(rows):
         row = {**i, "data": i["data_source"]}
-        w.writerow(["" if row[k] is None else (repr(float(row[k])) if k in ("rules", "judged", "agreement") else row[k])
+        w.writerow(["" if row[k] is None else repr(float(row[k])) if k in ("rules", "judged", "agreement") else row[k]
                     for k in keys])
     return buf.getvalue()

@@ -19,9 +19,10 @@ purpose with ``--bertscore-model none``), 1 when BERTScore is missing for some t
 reason, 2 when no sample file was found.
 
 ``cpsd-leaderboard DIR`` reads every ``rescored_*.json`` under ``DIR`` (at any depth), in a run's
-folder or the folder above it (or one passed as a run) that rescored one of its runs: its figures replace the run's missing (NaN) values, marked as rescored
-with the BERT model used. Run as ``cpsd-leaderboard rescore`` or ``cpsd-rescore`` (the same
-command); ``scripts/rescore.py`` is a thin shim. The sample logs are found and read by the reader
+folder or the folder above it (or one passed as a run) that rescored one of its runs: its figures
+replace the run's missing (NaN) values, marked as rescored with the BERT model used. Run as
+``cpsd-leaderboard rescore`` or ``cpsd-rescore`` (the same command); ``scripts/rescore.py`` is a
+thin shim. The sample logs are found and read by the reader
 (:mod:`cpsd_tasks.report.files`, :mod:`cpsd_tasks.report.jsonio`).
 """
 
@@ -33,6 +34,7 @@ import math
 import sys
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -156,16 +158,18 @@ def build_parser(prog: str = "cpsd-rescore") -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-rescore") -> int:
-    """Command line entry point; returns the exit status (see module docstring)."""
-    offline_hub()
-    parser = build_parser(prog)
-    args = parser.parse_args(argv)
-
-    tasks = tuple(t.strip().removeprefix("cpsd_") for t in args.tasks.split(",") if t.strip())
+def requested_tasks(parser: argparse.ArgumentParser, spec: str) -> tuple[str, ...]:
+    """The task ids of ``--tasks`` (``cpsd_`` prefix optional); an unknown one ends the command
+    with a usage error."""
+    tasks = tuple(t.strip().removeprefix("cpsd_") for t in spec.split(",") if t.strip())
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
         parser.error(f"unknown generation task(s) {', '.join(unknown)}; choose from {', '.join(TASKS)}")
+    return tasks
+
+
+def set_bertscore_options(args: argparse.Namespace, tasks: Sequence[str]) -> None:
+    """Record ``--bertscore-model``, ``--num-layers`` and ``--batch-size`` as each task's run options."""
     options: dict[str, Any] = {}
     if args.bertscore_model:
         options["bertscore_model"] = args.bertscore_model
@@ -175,6 +179,56 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-rescore") -> in
         options["bertscore_batch_size"] = args.batch_size
     for task in tasks:
         set_task_options(task, options)
+
+
+@dataclass
+class RunRescore:
+    """The rescoring of one run folder.
+
+    Attributes:
+        results: ``{cpsd_<task>: {"source", metric: value}}``. group: ``cpsd_tg``'s means (all three
+            tasks present), else empty. missing: BERTScore absent for a task where it was not
+            switched off. switched_off: BERTScore switched off for some task on purpose.
+    """
+
+    results: dict[str, dict[str, Any]]
+    group: dict[str, Any]
+    missing: bool = False
+    switched_off: bool = False
+
+
+def rescore_run(files: dict[str, Path]) -> RunRescore:
+    """Rescore one run's generation sample logs (``{task: samples file}``), printing each metric
+    beside the run's own value as a Markdown table row."""
+    done = RunRescore(results={}, group={})
+    for task, path in sorted(files.items(), key=lambda kv: TASKS.index(kv[0])):
+        values = rescore_file(path, task)
+        before = run_values(path, f"cpsd_{task}")
+        done.results[f"cpsd_{task}"] = {"source": str(path.resolve()), **values}
+        if generation.is_missing(values.get("bertscore_f1")):
+            if _switched_off(task):
+                done.switched_off = True
+            else:
+                done.missing = True
+        for metric in (*NUMERIC, "bertscore_config"):
+            if metric in values:
+                print(f"| cpsd_{task} | {metric} | {_fmt(values[metric])} | {_fmt(before.get(metric))} |")
+    if len(done.results) == len(TASKS):
+        stamps = {p.stem.rsplit("_", 1)[-1] for p in files.values()}
+        before = run_values(next(iter(files.values())), "cpsd_tg") if len(stamps) == 1 else {}
+        for metric in NUMERIC:  # the group's unweighted mean; NaN stays NaN
+            done.group[metric] = sum(r[metric] for r in done.results.values()) / len(done.results)
+            print(f"| cpsd_tg | {metric} | {_fmt(done.group[metric])} | {_fmt(before.get(metric))} |")
+    return done
+
+
+def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-rescore") -> int:
+    """Command line entry point; returns the exit status (see module docstring)."""
+    offline_hub()
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)
+    tasks = requested_tasks(parser, args.tasks)
+    set_bertscore_options(args, tasks)
 
     if not args.output_dir.exists():
         print(f"rescore: {args.output_dir} does not exist", file=sys.stderr)
@@ -193,31 +247,13 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-rescore") -> in
     started = time.perf_counter()
     for folder, files in sorted(runs.items()):
         name = str(folder.relative_to(args.output_dir)) if args.output_dir.is_dir() else str(folder)
-        results: dict[str, dict[str, Any]] = {}
         print(f"\n## {name}\n\n| task | metric | rescored | in run |\n|---|---|---:|---:|")
-        for task, path in sorted(files.items(), key=lambda kv: TASKS.index(kv[0])):
-            values = rescore_file(path, task)
-            before = run_values(path, f"cpsd_{task}")
-            results[f"cpsd_{task}"] = {"source": str(path.resolve()), **values}
-            if generation.is_missing(values.get("bertscore_f1")):
-                if _switched_off(task):
-                    switched_off = True
-                else:
-                    missing = True
-            for metric in (*NUMERIC, "bertscore_config"):
-                if metric in values:
-                    print(f"| cpsd_{task} | {metric} | {_fmt(values[metric])} | {_fmt(before.get(metric))} |")
-        group = {}
-        if len(results) == len(TASKS):
-            stamps = {p.stem.rsplit("_", 1)[-1] for p in files.values()}
-            before = run_values(next(iter(files.values())), "cpsd_tg") if len(stamps) == 1 else {}
-            for metric in NUMERIC:  # the group's unweighted mean; NaN stays NaN
-                group[metric] = sum(r[metric] for r in results.values()) / len(results)
-                print(f"| cpsd_tg | {metric} | {_fmt(group[metric])} | {_fmt(before.get(metric))} |")
+        done = rescore_run(files)
+        missing, switched_off = missing or done.missing, switched_off or done.switched_off
         report["runs"][name] = {
             "folder": str(folder.resolve()),
-            "results": {task: {k: _json_value(v) for k, v in row.items()} for task, row in results.items()},
-            "groups": {"cpsd_tg": {k: _json_value(v) for k, v in group.items()}} if group else {},
+            "results": {task: {k: _json_value(v) for k, v in row.items()} for task, row in done.results.items()},
+            "groups": {"cpsd_tg": {k: _json_value(v) for k, v in done.group.items()}} if done.group else {},
         }
     elapsed = time.perf_counter() - started
     report["seconds"] = round(elapsed, 2)
@@ -233,7 +269,6 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-rescore") -> in
         print("rescore: BERTScore was switched off (bertscore_model=none); the other metrics are "
               "complete", file=sys.stderr)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,7 +1,7 @@
 """``cpsd-eval ls`` and ``cpsd-eval validate``, and the data check before a run — without the harness.
 
 * ``cpsd-eval ls [tasks|groups|subtasks|tags]`` lists the cpsd groups, tasks and tags only, read
-  from our task YAMLs (:func:`cpsd_tasks.selection.local_index`, no harness import; lm_eval's own
+  from our task YAMLs (:func:`cpsd_tasks.cli.selection.local_index`, no harness import; lm_eval's own
   ``ls`` indexes its ~15k built-in tasks first and prints all of them);
 * ``cpsd-eval validate --tasks TASKS [--metadata …]`` takes what ``run`` takes (names, wildcards,
   ``--metadata data_dir=…`` in the ``k=v`` or the JSON form, ``$CPSD_DATA_DIR``) and checks every
@@ -31,7 +31,7 @@ def listing(index: Any, what: str = "tasks") -> str:
     """The ``ls`` text of our task folder.
 
     Args:
-        index: a :class:`cpsd_tasks.selection.Index` (read with ``from_yaml_dir``).
+        index: a :class:`cpsd_tasks.cli.selection.Index` (read with ``from_yaml_dir``).
         what: ``tasks`` (groups, tasks and tags), ``groups``, ``subtasks`` or ``tags``.
 
     Returns:
@@ -63,7 +63,7 @@ def listing(index: Any, what: str = "tasks") -> str:
 
 def ls_main(argv: Sequence[str]) -> int:
     """``cpsd-eval ls [tasks|groups|subtasks|tags]``: prints :func:`listing`; returns 0 (2 on a usage error)."""
-    from cpsd_tasks.selection import local_index
+    from cpsd_tasks.cli.selection import local_index
 
     parser = argparse.ArgumentParser(prog=f"{PROG} ls", description="List the cpsd groups, tasks and tags "
                                      "(lm_eval ls lists the harness's built-in tasks).")
@@ -108,7 +108,7 @@ def problems_before_run(leaves: Sequence[str], index: Any, metadata: Mapping[str
 
     Args:
         leaves: the harness task names requested (``cpsd_rumor``, ``cpsd_ll_rumor``).
-        index: our task folder (:class:`cpsd_tasks.selection.Index`).
+        index: our task folder (:class:`cpsd_tasks.cli.selection.Index`).
         metadata: the task metadata the harness will pass (``model_args`` merged under
             ``--metadata``): ``data_dir`` and the cpsd run options.
 
@@ -117,7 +117,7 @@ def problems_before_run(leaves: Sequence[str], index: Any, metadata: Mapping[str
         (one line), or for bad data a first line ``…, nothing was sent to the model. N problem(s)
         in k of n task(s), one per line:`` followed by one line per problem.
     """
-    from cpsd_tasks.data import check_tasks
+    from cpsd_tasks.data.loading import check_tasks
     from cpsd_tasks.options import check_options, set_task_options
 
     ids = _data_ids(leaves, index)
@@ -143,8 +143,8 @@ def problems_before_run(leaves: Sequence[str], index: Any, metadata: Mapping[str
 
 def validate_main(argv: Sequence[str]) -> int:
     """``cpsd-eval validate --tasks TASKS [--metadata …]``: see the module doc; returns the exit code."""
-    from cpsd_tasks import selection
-    from cpsd_tasks.data import ENV_VAR, resolve_data_dir
+    from cpsd_tasks.cli import selection
+    from cpsd_tasks.data.loading import ENV_VAR, resolve_data_dir
 
     parser = argparse.ArgumentParser(prog=f"{PROG} validate", description="Check the data and run options of "
                                      "cpsd tasks, without any endpoint.")

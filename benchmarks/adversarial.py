@@ -1,11 +1,13 @@
-#!/usr/bin/env python
-"""Absolute time budgets for adversarial model outputs (part ``adversarial`` of scripts/bench.py).
+"""Part ``adversarial``: absolute time budgets for adversarial model outputs at full size.
 
 The tests prove that reading these outputs takes linear time by comparing growth (time at n
 against 4n, tests/growth.py), which a busy machine cannot break. The seconds a user actually
-waits are measured here instead, on the full-size inputs the tests were once timed on:
+waits are measured here instead, on the full-size inputs the tests were once timed on
+(100,000-character IE outputs, long letter lists, unclosed ``<think>`` tags, a 5,000-character
+text pair)::
 
-    python scripts/adversarial.py            # prints a table; exit 1 when a budget is missed
+    python -m benchmarks --parts adversarial  # as a part of the bench (best of 3)
+    python -m benchmarks.adversarial          # alone: prints a table; exit 1 when a budget is missed
 
 Each case is timed as the best of ``--repeats`` runs (default 3) after one warm-up call of a small
 input (imports, compiled patterns, jieba's dictionary), in a forked child process that is stopped
@@ -20,6 +22,9 @@ import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
+
+from benchmarks.context import Context
+from benchmarks.report import Row
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ def long_pair(n: int = 5000) -> tuple[str, str]:
     import random
 
     from cpsd_tasks.baseline.rules_tg import sentences
-    from cpsd_tasks.data import DEMO_DIR, load_task_docs
+    from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
 
     pool = [s for t in ("case_summary", "case_report", "legal_analysis")
             for d in load_task_docs(t, str(DEMO_DIR))["test"] for s in sentences(d["input"] + d["reference"])]
@@ -78,16 +83,18 @@ def cases() -> list[Case]:
         return lambda text: parse_output(text, task)
 
     n = 100_000
+    unclosed = '[{"type": "人名", "text": "张'
     out = [
-        Case("IE: unclosed strings (json_repair), 100k", ner("drug_ner"), lambda: _cut('[{"type": "人名", "text": "张', n), 1.0),
-        Case("IE: unclosed strings, RE, 100k", ner("drug_re"), lambda: _cut('[{"type": "人名", "text": "张', n), 1.0),
+        Case("IE: unclosed strings (json_repair), 100k", ner("drug_ner"), lambda: _cut(unclosed, n), 1.0),
+        Case("IE: unclosed strings, RE, 100k", ner("drug_re"), lambda: _cut(unclosed, n), 1.0),
         Case("IE: list of quotes, 100k", ner("drug_ner"), lambda: '["' * (n // 2), 1.0),
         Case("IE: 类型:值 line with 100k spaces", ner("drug_ner"), lambda: "人名:a" + " " * n + "b", 1.0),
         Case("IE: RE line with 100k spaces", ner("drug_re"), lambda: "贩卖给:汪某" + " " * n + ",张某", 1.0),
         Case("IE: 100k spaces, no colon", ner("drug_ner"), lambda: " " * n + "汪某", 1.0),
         Case("IE: unclosed fence, 100k", ner("drug_ner"), lambda: "```" + "a" * n, 1.0),
         Case("IE: 答案 prefix runs, 100k", ner("drug_ner"), lambda: "人名:" + "答案" * (n // 2), 1.0),
-        Case("IE: 100k JSON key", ner("drug_ner"), lambda: json.dumps({"答案" * (n // 2): "汪某"}, ensure_ascii=False), 1.0),
+        Case("IE: 100k JSON key", ner("drug_ner"),
+             lambda: json.dumps({"答案" * (n // 2): "汪某"}, ensure_ascii=False), 1.0),
         Case("IE: 5,000 broken fences", ner("drug_ner"), lambda: '```json\n[{"a":\n```\n' * 5000, 1.0),
         Case("IE: 600 entities, valid JSON (17k)", ner("drug_ner"), lambda: _ner_json(600), 2.5),
         Case("IE: 10k unbalanced brackets", ner("drug_ner"), lambda: "[{" * 5000 + "汪某", 2.5),
@@ -98,9 +105,12 @@ def cases() -> list[Case]:
         Case("text_scores, 5,000-character pair", lambda pair: generation.text_scores(*pair), long_pair, 2.0),
     ]
     abcd = {k: k for k in "ABCD"}
-    for label, output in (("A B C D ×12,500", "A B C D " * 12500 + "x"), ("A选项B选项 ×20,000", "A选项B选项" * 20000 + "x"),
-                          ("选项A 选项B ×10,000", "选项A 选项B " * 10000 + "x"), ("A 、 ×25,000", "A 、 " * 25000 + "x"),
-                          ("(A) (B) ×12,500", "(A) (B) " * 12500 + "x"), ("答案是 A、×50,000", "答案是" + "A、" * 50000 + "x"),
+    for label, output in (("A B C D ×12,500", "A B C D " * 12500 + "x"),
+                          ("A选项B选项 ×20,000", "A选项B选项" * 20000 + "x"),
+                          ("选项A 选项B ×10,000", "选项A 选项B " * 10000 + "x"),
+                          ("A 、 ×25,000", "A 、 " * 25000 + "x"),
+                          ("(A) (B) ×12,500", "(A) (B) " * 12500 + "x"),
+                          ("答案是 A、×50,000", "答案是" + "A、" * 50000 + "x"),
                           ("A ×100,000", "A" * 100_000)):
         out.append(Case(f"QA: extract_choices + judge_exam, {label}",
                         lambda t: (extract_choices(t, abcd), judge_exam(t, "A", "多选", abcd)),
@@ -121,7 +131,7 @@ def _time_case(case: Case, repeats: int, conn) -> None:
     conn.close()
 
 
-def run(repeats: int = 3, only: Optional[str] = None) -> list[dict[str, Any]]:
+def time_cases(repeats: int = 3, only: Optional[str] = None) -> list[dict[str, Any]]:
     """Time every case (best of ``repeats``), each in a forked child stopped after 10 × its budget.
 
     Returns:
@@ -132,14 +142,14 @@ def run(repeats: int = 3, only: Optional[str] = None) -> list[dict[str, Any]]:
     import multiprocessing
 
     logging.getLogger("jieba").setLevel(logging.ERROR)
-    ctx = multiprocessing.get_context("fork")  # the child inherits the cases (closures do not pickle)
-    rows = []
+    mp = multiprocessing.get_context("fork")  # the child inherits the cases (closures do not pickle)
+    timed = []
     for case in cases():
         if only and only not in case.name:
             continue
         limit = 10 * case.budget
-        parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_time_case, args=(case, repeats, child), daemon=True)
+        parent, child = mp.Pipe(duplex=False)
+        proc = mp.Process(target=_time_case, args=(case, repeats, child), daemon=True)
         proc.start()
         child.close()
         best: Optional[float] = None
@@ -161,26 +171,40 @@ def run(repeats: int = 3, only: Optional[str] = None) -> list[dict[str, Any]]:
             proc.terminate()
         proc.join()
         seconds = limit if best is None else best
-        rows.append({"case": case.name, "seconds": seconds, "budget": case.budget,
+        timed.append({"case": case.name, "seconds": seconds, "budget": case.budget,
                      "ok": best is not None and best <= case.budget, "stopped": best is None})
-    return rows
+    return timed
+
+
+def measure(ctx: Optional[Context] = None) -> dict[str, Any]:
+    """The part's figures: every case, best of 3, against its budget (the context is not needed)."""
+    return {"rows": time_cases(repeats=3)}
+
+
+def rows(adv: dict[str, Any]) -> list[Row]:
+    """The table's lines of part ``adversarial``."""
+    out = []
+    for r in adv["rows"]:
+        value = f"> {r['seconds']:.0f} s (stopped)" if r.get("stopped") else f"{r['seconds']:.3f} s"
+        out.append(Row(f"adversarial output: {r['case']}", value, f"≤ {r['budget']:g} s", r["ok"]))
+    return out
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Print the table; exit status 1 when a budget is missed."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.adversarial", description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs per case, best counts (default 3)")
     parser.add_argument("-k", dest="only", help="only cases whose name contains this text")
     args = parser.parse_args(argv)
-    rows = run(args.repeats, args.only)
-    width = max(len(r["case"]) for r in rows)
+    timed = time_cases(args.repeats, args.only)
+    width = max(len(r["case"]) for r in timed)
     print(f"| {'case'.ljust(width)} | seconds | budget | status |")
     print(f"|{'-' * (width + 2)}|---------|--------|--------|")
-    for r in rows:
+    for r in timed:
         seconds = f"> {r['seconds']:.0f}" if r["stopped"] else f"{r['seconds']:.3f}"
         print(f"| {r['case'].ljust(width)} | {seconds:>7} | {r['budget']:6.1f} | "
               f"{'ok' if r['ok'] else 'MISSED':6} |")
-    return 0 if all(r["ok"] for r in rows) else 1
+    return 0 if all(r["ok"] for r in timed) else 1
 
 
 if __name__ == "__main__":

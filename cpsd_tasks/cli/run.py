@@ -4,7 +4,7 @@ lm-eval 0.4.13's ``lm-eval run`` (``lm_eval._cli.run.Run._execute``) builds its 
 inside ``EvaluatorConfig.process_tasks`` with the harness's ~15k built-in tasks always indexed
 (4–60 s, the largest fixed cost of a cpsd run) and offers no option to leave them out.
 :func:`execute` is that method with one change: the ``TaskManager`` indexes our task folder only
-(``include_defaults=False``), and the task names are the ones :mod:`cpsd_tasks.selection` already
+(``include_defaults=False``), and the task names are the ones :mod:`cpsd_tasks.cli.selection` already
 resolved. Everything else — configuration and its validation (``EvaluatorConfig.from_cli``),
 ``simple_evaluate``, the evaluation tracker, W&B/Trackio logging, the results files and the
 printed tables — is the harness's own code, called in the same order with the same arguments.
@@ -226,12 +226,12 @@ def torch_left_out(model: Any) -> Iterator[Optional[list[SeedTorchOnImport]]]:
 
 def torch_free_api_run(func: Callable[[argparse.Namespace, Sequence[str]], None]) -> Callable[..., None]:
     """Decorator of :func:`execute`: runs it inside :func:`torch_left_out` for the requested model
-    (from ``--model`` or ``--config``, as :func:`cpsd_tasks.cli.requested` reads it). The body of
+    (from ``--model`` or ``--config``, as :func:`cpsd_tasks.cli.cpsd_eval.requested` reads it). The body of
     :func:`execute` stays the harness's (``inspect`` sees through ``functools.wraps``)."""
 
     @functools.wraps(func)
     def wrapper(args: argparse.Namespace, tasks: Sequence[str]) -> None:
-        from cpsd_tasks.cli import requested
+        from cpsd_tasks.cli.cpsd_eval import requested
 
         try:
             model = requested(args)[1]
@@ -244,7 +244,7 @@ def torch_free_api_run(func: Callable[[argparse.Namespace, Sequence[str]], None]
 
 
 @torch_free_api_run
-def execute(args: argparse.Namespace, tasks: Sequence[str]) -> None:
+def execute(args: argparse.Namespace, tasks: Sequence[str]) -> None:  # noqa: C901 - the harness's method, line for line
     """``lm-eval run`` for ``tasks`` (resolved names of ours), indexing our task folder only.
 
     Mirrors lm-eval 0.4.13's ``Run._execute`` (module doc); the only difference is marked below.

@@ -28,9 +28,9 @@ from typing import Any
 from lm_eval.models.huggingface import HFLM
 
 from cpsd_tasks import truncation
-from cpsd_tasks.backends import CACHE_MARK_PREFIX
+from cpsd_tasks.backends.api import CACHE_MARK_PREFIX
 
-log = logging.getLogger("cpsd_tasks.hf_backend")
+log = logging.getLogger("cpsd_tasks.backends.hf")
 
 
 def fit_budget(budget: int, max_length: int, longest_prompt: int) -> int:
@@ -88,7 +88,7 @@ class CpsdHFLM(HFLM):
         """Cap every ``max_gen_toks`` that does not fit the context (module docstring)."""
         groups: dict[tuple[str, int], list] = {}
         for req in requests:
-            ctx, gen_kwargs = req.args[0], req.args[1] if len(req.args) > 1 else {}
+            gen_kwargs = req.args[1] if len(req.args) > 1 else {}
             if not isinstance(gen_kwargs, dict):
                 continue
             raw = next((gen_kwargs[k] for k in ("max_gen_toks", "max_new_tokens", "max_tokens",

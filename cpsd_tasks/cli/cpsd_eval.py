@@ -11,23 +11,23 @@ traceback, before any task is built):
 
 * no arguments: the usage, at once;
 * ``--tasks``: names and wildcards starting with ``cpsd`` are resolved by
-  :mod:`cpsd_tasks.selection` (``'cpsd_*'`` → ``cpsd``: the twelve tasks once each, never the
+  :mod:`cpsd_tasks.cli.selection` (``'cpsd_*'`` → ``cpsd``: the twelve tasks once each, never the
   ``cpsd_ll`` variants); an unknown one (``cpsd_sentimnet``) gets a "did you mean";
 * when every requested task is ours, lm_eval's ~15k built-in tasks are not indexed
-  (:mod:`cpsd_tasks.run`); a run that names a built-in task indexes them as ``lm_eval`` does.
+  (:mod:`cpsd_tasks.cli.run`); a run that names a built-in task indexes them as ``lm_eval`` does.
   One line says which of the two happens;
 * every requested task's data and the run options are checked first, every problem of every task
-  at once (:func:`cpsd_tasks.check.problems_before_run`);
-* API backends are checked next (:mod:`cpsd_tasks.preflight`): ``base_url``'s path is the
+  at once (:func:`cpsd_tasks.cli.check.problems_before_run`);
+* API backends are checked next (:mod:`cpsd_tasks.cli.preflight`): ``base_url``'s path is the
   backend's and exists on the server, the endpoint accepts a TCP connection and, for the OpenAI
   backends, ``$OPENAI_API_KEY`` is set. ``--no_preflight`` skips it;
 * the harness's own API backends (``openai-chat-completions``, ``local-chat-completions``,
   ``local-completions``) run as the guarded cpsd ones, same arguments
-  (:data:`cpsd_tasks.backends.GUARDED_HARNESS_BACKENDS`; one line says so);
-* bad data (:class:`cpsd_tasks.data.DataError`) and an endpoint that fails mid-run
+  (:data:`cpsd_tasks.backends.api.GUARDED_HARNESS_BACKENDS`; one line says so);
+* bad data (:class:`cpsd_tasks.exceptions.DataError`) and an endpoint that fails mid-run
   (:func:`endpoint_failure`: HTTP error after the retries, timeout, not JSON, lost connection) end
   the run with the problem in one line and no traceback (exit 2 / 1);
-* ``ls`` and ``validate`` are ours (:mod:`cpsd_tasks.check`): cpsd names only, no harness import;
+* ``ls`` and ``validate`` are ours (:mod:`cpsd_tasks.cli.check`): cpsd names only, no harness import;
   ``validate`` takes ``run``'s ``--tasks`` and ``--metadata``.
 
 ``cpsd-eval``'s own options, removed before the harness parses the rest: ``--no_preflight``,
@@ -35,7 +35,7 @@ traceback, before any task is built):
 
 It imports :mod:`cpsd_tasks.backends`, which registers the ``cpsd-openai-chat`` and
 ``cpsd-local-chat`` backends (``--model cpsd-openai-chat``) and keys ``--cache_requests`` on a
-digest of each cpsd task's data and prompt, and installs :func:`cpsd_tasks.prompts.install`
+digest of each cpsd task's data and prompt, and installs :func:`cpsd_tasks.cli.prompts.install`
 (our prompt templates compiled once).
 """
 
@@ -153,7 +153,7 @@ def connection_failure(err: BaseException) -> Optional[str]:
 
 def unknown_builtin(message: str) -> str:
     """One line for the harness's ``Tasks not found: a, b``, with cpsd names close to them."""
-    from cpsd_tasks.selection import local_index, suggest
+    from cpsd_tasks.cli.selection import local_index, suggest
 
     missing = [m.strip() for m in message.split(":", 1)[-1].split(",") if m.strip()]
     names = local_index().names
@@ -165,8 +165,8 @@ def unknown_builtin(message: str) -> str:
 
 def check_data(args: Any, sel: Any, model_args: dict) -> None:
     """Every requested cpsd task's data and the run options, checked before anything else
-    (:func:`cpsd_tasks.check.problems_before_run`): every problem of every task at once, exit 2."""
-    from cpsd_tasks import check, selection
+    (:func:`cpsd_tasks.cli.check.problems_before_run`): every problem of every task at once, exit 2."""
+    from cpsd_tasks.cli import check, selection
 
     if not sel.ours:
         return
@@ -270,7 +270,7 @@ def endpoint_failure(err: BaseException, server_text: Optional[str] = None) -> O
 
 def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
     """The ``run`` subcommand: resolve tasks, pre-flight, then our run or the harness's."""
-    from cpsd_tasks import preflight, selection
+    from cpsd_tasks.cli import preflight, selection
 
     specs, model, model_args = requested(args)
     if not specs:
@@ -304,7 +304,8 @@ def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
                else f"{', '.join(sel.others)} {'is' if len(sel.others) == 1 else 'are'} not cpsd")
         say(f"{running}; {why}: lm_eval indexes its ~15k built-in tasks too (seconds to minutes)")
 
-    from cpsd_tasks import backends, prompts, quiet  # (backends registers the cpsd-* backends)
+    from cpsd_tasks.backends import api as backends  # (registers the cpsd-* backends)
+    from cpsd_tasks.cli import prompts, quiet
 
     guarded = backends.guard_harness_backend(model)
     if guarded is not None:
@@ -316,9 +317,9 @@ def run(parser: Any, args: Any, own: set[str], user_include: bool) -> None:
     watch_server_messages()
 
     prompts.install()
-    quiet.install()  # see cpsd_tasks/quiet.py
+    quiet.install()  # see cpsd_tasks/cli/quiet.py
     if fast:
-        from cpsd_tasks.run import execute
+        from cpsd_tasks.cli.run import execute
 
         execute(args, sel.tasks)
         return
@@ -378,7 +379,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         print(USAGE + "\n\nlm_eval's options follow.\n", flush=True)
     user_include = has_include_path(argv)
     if argv[0] in ("ls", "validate") and not user_include and not any(a in ("-h", "--help") for a in argv[1:2]):
-        from cpsd_tasks import check
+        from cpsd_tasks.cli import check
 
         sys.exit(check.ls_main(argv[1:]) if argv[0] == "ls" else check.validate_main(argv[1:]))
     if not user_include:
@@ -389,7 +390,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     from lm_eval._cli import HarnessCLI
     from lm_eval.utils import setup_logging
 
-    from cpsd_tasks.data import DataError
+    from cpsd_tasks.exceptions import DataError
 
     setup_logging()
     parser = HarnessCLI()

@@ -33,13 +33,12 @@ def _is_template(value: Any) -> bool:
 @functools.lru_cache(maxsize=None)
 def our_templates(yaml_dir: str | None = None) -> frozenset[str]:
     """The Jinja templates of every task YAML in ``yaml_dir`` (default: ours), as written there."""
-    from cpsd_tasks import YAML_DIR
-    from cpsd_tasks.selection import read_yaml
+    from cpsd_tasks import YAML_DIR, task_yaml
 
     found = set()
     folder = Path(yaml_dir) if yaml_dir else YAML_DIR
     for path in sorted([*folder.glob("*.yaml"), *folder.glob("*_yaml")]):
-        cfg = read_yaml(path, include=False)
+        cfg = task_yaml.read(path, include=False)
         if isinstance(cfg, dict):
             found.update(cfg[f] for f in TEMPLATE_FIELDS if _is_template(cfg.get(f)))
     return frozenset(found)

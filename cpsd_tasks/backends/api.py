@@ -4,7 +4,7 @@
 kept together because both backends share them; the list below is the table of contents.)
 
 Registered with lm-eval's ``register_model`` when this module is imported (``cpsd-eval`` does;
-from Python, ``import cpsd_tasks.backends`` before ``lm_eval.simple_evaluate``):
+from Python, ``import cpsd_tasks.backends`` (this package) before ``lm_eval.simple_evaluate``):
 
 * ``cpsd-openai-chat`` — the OpenAI chat-completions API (``max_completion_tokens``,
   ``$OPENAI_API_KEY`` required), any provider or gateway via ``base_url``;
@@ -40,7 +40,7 @@ What they fix in lm-eval 0.4.13's ``openai-chat-completions`` / ``local-chat-com
   :mod:`cpsd_tasks.truncation` (and in the ``--use_cache`` database), read by every task's
   ``truncated_rate``.
 
-``cpsd-hf`` (:mod:`cpsd_tasks.hf_backend`, registered lazily here) is ``hf`` plus truncation
+``cpsd-hf`` (:mod:`cpsd_tasks.backends.hf`, registered lazily here) is ``hf`` plus truncation
 flags from the token count.
 
 Importing this module also puts a digest of each cpsd task's docs and prompt into the key of the
@@ -496,7 +496,7 @@ def guard_harness_backend(model: str) -> Optional[str]:
 from lm_eval.api.registry import model_registry  # noqa: E402
 
 if "cpsd-hf" not in model_registry:
-    model_registry.register("cpsd-hf", target="cpsd_tasks.hf_backend:CpsdHFLM")
+    model_registry.register("cpsd-hf", target="cpsd_tasks.backends.hf:CpsdHFLM")
 
 
 # --------------------------------------------------------------------------- request cache

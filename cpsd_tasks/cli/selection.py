@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from cpsd_tasks import task_yaml
+
 #: Every name of ours starts with this; no built-in task of lm-eval 0.4.13 does.
 PREFIX = "cpsd"
 #: Wildcards starting with this may select the log-likelihood variants.
@@ -102,7 +104,7 @@ class Index:
             if "__pycache__" in path.parts:
                 continue
             try:
-                cfg = read_yaml(path)
+                cfg = task_yaml.read(path)
             except Exception:  # noqa: BLE001 - the harness skips unreadable files too
                 continue
             if not isinstance(cfg, dict):
@@ -279,24 +281,6 @@ def resolve(specs: Sequence[str], index: Index) -> Selection:
     for slot in slots:
         tasks += ours if slot == "ours" else [slot]
     return Selection(tasks=tasks, ours=ours, others=others, notes=notes)
-
-
-def read_yaml(path: Any, include: bool = True) -> Any:
-    """A task YAML as plain data: ``!function`` tags read as ``None``; with ``include``, the
-    included file (relative to ``path``) merged beneath the file's own keys, as the harness does."""
-    import yaml
-
-    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-        """Safe YAML that reads any ``!tag`` as ``None``."""
-
-    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    path = Path(path)
-    cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader
-    if include and isinstance(cfg, dict) and isinstance(cfg.get("include"), str):
-        base = read_yaml(path.parent / cfg["include"], include=True)
-        if isinstance(base, dict):
-            cfg = {**base, **{k: v for k, v in cfg.items() if k != "include"}}
-    return cfg
 
 
 def local_index(include_path: Any = None) -> Index:

@@ -1,4 +1,4 @@
-"""Classification tasks: per-sample judgement and corpus metrics (docs/metrics.md#classification).
+"""Classification tasks: per-sample judgement and the macro scores (docs/metrics.md#classification).
 
 Metrics of ``cpsd_sentiment``, ``cpsd_rumor``, ``cpsd_fraud_detection`` and
 ``cpsd_incident_classification``:
@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 
 from cpsd_tasks.specs import MacroItem
 from cpsd_tasks.tasks import TaskSpec, get_task
-from cpsd_tasks.taxonomy import error_class, reading
+from cpsd_tasks.taxonomy import error_class
 from cpsd_tasks.reading.labels import read_label, strict_label
 from cpsd_tasks.reading.refusals import is_refusal
 
@@ -67,46 +67,6 @@ def judge(output: Optional[str], gold: str, spec: TaskSpec, source: Optional[str
         error_class=error_class(strict_correct=strict == gold, lenient_correct=fuzzy == gold,
                                 parsed=fuzzy is not None, refused=refusal),
     )
-
-
-def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> dict[str, Any]:
-    """lm-eval ``process_results`` for the four classification tasks.
-
-    Args:
-        doc: a doc from :func:`cpsd_tasks.data.harness_dataset` (needs ``task`` and ``label``).
-        results: the filtered responses; ``results[0]`` is the model output (may be ``None``).
-
-    Returns:
-        Per-sample values: ``acc``, ``acc_fuzzy``, ``refusal_rate``, ``invalid_rate``, ``score``
-        in {0.0, 1.0}; ``f1_macro``/``precision_macro``/``recall_macro`` as
-        :class:`~cpsd_tasks.specs.MacroItem` ``(gold, prediction or None, task id)`` for the
-        corpus aggregations below (logged as a JSON list);
-        ``reading``, what was read (:func:`cpsd_tasks.taxonomy.reading`).
-    """
-    spec = get_task(doc["task"])
-    output = results[0] if results else None
-    j = judge(output, doc["label"], spec, source=doc.get("text"))
-    item = MacroItem(doc["label"], j.fuzzy, spec.id)
-    acc = float(j.strict == doc["label"])
-    from cpsd_tasks.truncation import was_truncated
-
-    truncated = was_truncated(output, doc)  # cut by the length limit: not a refusal
-    return {
-        "acc": acc,
-        "acc_fuzzy": float(j.fuzzy == doc["label"]),
-        "f1_macro": item,
-        "precision_macro": item,
-        "recall_macro": item,
-        "refusal_rate": float(j.refusal and not truncated),
-        "invalid_rate": float(j.fuzzy is None),
-        "truncated_rate": float(truncated),
-        "score": acc,
-        "reading": reading(j.fuzzy, j.error_class, j.refusal and not truncated, strict=j.strict,
-                           truncated=truncated),
-    }
-
-
-_INVALID = "<no label>"
 
 
 def macro_prf(items: Sequence[Sequence[Any]]) -> tuple[float, float, float]:
@@ -163,18 +123,3 @@ def _divide(numerator: Any, denominator: Any) -> Any:
     result = np.asarray(numerator, dtype=np.float64) / denominator
     result[mask] = 0.0
     return result
-
-
-def agg_precision_macro(items: Sequence[Sequence[Any]]) -> float:
-    """Aggregation for ``precision_macro``: see :func:`macro_prf`."""
-    return macro_prf(items)[0]
-
-
-def agg_recall_macro(items: Sequence[Sequence[Any]]) -> float:
-    """Aggregation for ``recall_macro``: see :func:`macro_prf`."""
-    return macro_prf(items)[1]
-
-
-def agg_f1_macro(items: Sequence[Sequence[Any]]) -> float:
-    """Aggregation for ``f1_macro``: see :func:`macro_prf`."""
-    return macro_prf(items)[2]
