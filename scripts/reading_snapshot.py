@@ -6,9 +6,11 @@
 Reads every output of ``../shared/realout`` (lawbench, lawbench_tasks, lexeval, disc) through the
 plugin's own reading functions and writes one JSON line per (corpus, task, item, model): what was
 read. Two digests of the same corpora are equal exactly when no reading changed; compare them with
-``diff`` or ``--compare OTHER.jsonl`` (prints the number of lines compared per corpus and every
-line that differs). A refactoring of the readers must leave the digest unchanged; a change that
-alters readings is counted from the diff (CHANGELOG.md, ``READER_VERSION``).
+``diff`` or ``--compare OTHER.jsonl`` (lines matched by corpus, task, item, model and reader: prints
+per corpus the readings compared and changed, and those only one digest holds, with every line that
+differs; a reading only the new digest makes — a reader the older code did not have — is reported,
+not counted as a change). A refactoring of the readers must leave the digest unchanged; a change
+that alters readings is counted from the diff (CHANGELOG.md, ``READER_VERSION``).
 
 What is read, per output:
 
@@ -21,7 +23,9 @@ What is read, per output:
 * labels (lawbench_tasks 2-2, 2-3, 2-4, 3-3): :func:`read_label` and :func:`strict_label` over the
   task's label words; the 判断 readers (:func:`read_judgement`, both label sets) on the same outputs;
 * spans (lawbench_tasks 2-5): :func:`judge_reading` 精确 and 模糊 (prediction digest, verdicts);
-* entity lists (lawbench_tasks 2-6): :func:`parse_output` for ``fraud_ner`` (items, validity);
+* entity lists (lawbench_tasks 2-6): :func:`parse_output` for ``fraud_ner`` (items, validity), and, in a
+  line of its own (``"types": "lawbench"``), with LawBench's ten entity types
+  (:func:`cpsd_tasks.audit.ner.inventory`, where the installed code has it);
 * summaries (lawbench 2-7): :func:`written_turn` (digest) — what ``rougeL_word`` scores.
 
 Nothing here calls a model. The corpora are never copied: only digests are written.
@@ -66,9 +70,13 @@ def _readers():
                                         read_judgement)
         from cpsd_tasks.reader import first_turn, is_clear_refusal, is_refusal, own_turn, written_turn
         from cpsd_tasks.text import read_label, strict_label
+    try:
+        from cpsd_tasks.audit.ner import inventory as lawbench_types
+    except ImportError:                      # the IE reader before it took an explicit type inventory
+        lawbench_types = None
     return dict(read_choices=read_choices, lawbench_rule=lawbench_rule, read_label=read_label,
                 strict_label=strict_label, read_judgement=read_judgement, judge_reading=judge_reading,
-                parse_output=parse_output, own_turn=own_turn, first_turn=first_turn,
+                parse_output=parse_output, lawbench_types=lawbench_types, own_turn=own_turn, first_turn=first_turn,
                 written_turn=written_turn, is_refusal=is_refusal, is_clear_refusal=is_clear_refusal,
                 judge_sets=((READING_JUDGE_LABELS, READING_JUDGE_ALIASES, READING_JUDGE_SHORT),
                             (EXAM_TF_LABELS, EXAM_TF_ALIASES, EXAM_TF_SHORT)))
@@ -117,7 +125,7 @@ def _items(corpus: str) -> dict[str, dict]:
                 elif task == "2-5":
                     item.update(kind="span")
                 elif task == "2-6":
-                    item.update(kind="ner")
+                    item.update(kind="ner", labels=doc.get("labels") or meta.get("labels"))
                 else:
                     item.update(kind="turns")
             elif corpus == "lexeval":
@@ -175,9 +183,21 @@ def _read(output, item, r, letters_only: bool) -> dict:
             j = r["judge_reading"](output, "", qtype)
             record[qtype] = [_digest(j.prediction), j.parsed, j.refusal, j.error_class]
     elif kind == "ner":
-        parsed = r["parse_output"](output, "fraud_ner")
-        record["ner"] = [parsed.valid, _digest(json.dumps([list(i) for i in parsed.items], ensure_ascii=False))]
+        record["ner"] = _ner(r["parse_output"](output, "fraud_ner"))
     return record
+
+
+def _ner(parsed) -> list:
+    """An IE reading as digested: ``[valid, digest of the items]``."""
+    return [parsed.valid, _digest(json.dumps([list(i) for i in parsed.items], ensure_ascii=False))]
+
+
+def _lawbench_ner(output, item, r):
+    """The 2-6 reading with LawBench's ten types (its own digest line), or ``None`` when the installed
+    reader takes no explicit inventory."""
+    if item["kind"] != "ner" or r["lawbench_types"] is None:
+        return None
+    return _ner(r["parse_output"](output, r["lawbench_types"](tuple(item["labels"]))))
 
 
 def _model_lines(job: tuple[str, str]) -> list[str]:
@@ -194,6 +214,10 @@ def _model_lines(job: tuple[str, str]) -> list[str]:
         record = {"c": corpus, "t": item["task"], "i": row["id"], "m": model,
                   **_read(row["output"], item, r, letters_only)}
         lines.append(json.dumps(record, ensure_ascii=False, sort_keys=True))
+        lawbench = _lawbench_ner(row["output"], item, r)
+        if lawbench is not None:
+            lines.append(json.dumps({"c": corpus, "t": item["task"], "i": row["id"], "m": model, "types": "lawbench",
+                                     "ner": lawbench}, ensure_ascii=False, sort_keys=True))
     return lines
 
 
@@ -213,24 +237,38 @@ def snapshot(out: Path, corpora=CORPORA, workers: int = 0, letters_only: bool = 
     return Counter(json.loads(line)["c"] for line in lines)
 
 
+def _keyed(path: Path) -> dict[tuple, str]:
+    """The lines of a digest by reading: ``(corpus, task, item, model, reader)`` (``reader``: the line's
+    ``types``, ``None`` for the plugin's own)."""
+    out = {}
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            out[(record["c"], record["t"], record["i"], record["m"], record.get("types"))] = line.rstrip("\n")
+    return out
+
+
 def compare(a: Path, b: Path, show: int = 30) -> int:
-    """Print the readings compared per corpus and the lines that differ; returns the number differing."""
-    left = a.read_text(encoding="utf-8").splitlines()
-    right = b.read_text(encoding="utf-8").splitlines()
-    if len(left) != len(right):
-        print(f"line counts differ: {len(left)} vs {len(right)}")
+    """Print, per corpus, the readings both digests make and how many of them changed, and the readings
+    only one of them makes (with the first ``show`` lines that differ); returns the number changed or
+    missing from the new digest ``b`` (readings only ``b`` makes are reported, not counted)."""
+    left, right = _keyed(a), _keyed(b)
     counts: Counter = Counter()
     changed: Counter = Counter()
-    for x, y in zip(left, right):
-        corpus = json.loads(x)["c"]
-        counts[corpus] += 1
-        if x != y:
-            changed[corpus] += 1
+    for key in sorted(left.keys() & right.keys()):
+        counts[key[0]] += 1
+        if left[key] != right[key]:
+            changed[key[0]] += 1
             if sum(changed.values()) <= show:
-                print("-", x, "\n+", y)
-    for corpus in sorted(counts):
-        print(f"{corpus}: {counts[corpus]} readings compared, {changed[corpus]} changed")
-    return sum(changed.values()) + abs(len(left) - len(right))
+                print("-", left[key], "\n+", right[key])
+    gone = Counter(key[0] for key in left.keys() - right.keys())
+    new = Counter((key[0], key[4]) for key in right.keys() - left.keys())
+    for corpus in sorted({key[0] for key in left.keys() | right.keys()}):
+        extra = "".join(f", {n} only in the new digest (types: {reader or 'the plugin task'})"
+                        for (name, reader), n in sorted(new.items(), key=str) if name == corpus)
+        print(f"{corpus}: {counts[corpus]} readings compared, {changed[corpus]} changed"
+              + (f", {gone[corpus]} missing from the new digest" if gone[corpus] else "") + extra)
+    return sum(changed.values()) + sum(gone.values())
 
 
 def count_rules(path: Path) -> tuple[int, Counter]:
@@ -246,7 +284,8 @@ def count_rules(path: Path) -> tuple[int, Counter]:
 
 
 def main(argv=None) -> int:
-    """Entry point: write a digest, optionally compare it with another one (exit 1 when they differ)."""
+    """Entry point: write a digest, optionally compare it with another one (exit 1 when a reading
+    changed or is missing from the new one)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--corpora", nargs="*", default=list(CORPORA), choices=CORPORA)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from cpsd_tasks import audit
-from cpsd_tasks.audit import corpora, graded, peers
+from cpsd_tasks.audit import corpora, graded, ner, peers
 
 from conftest import ROOT
 
@@ -113,6 +113,62 @@ def test_lawbench_rules_are_substring_matches():
     assert peers.lawbench_letters("E", "ABCD") is None
 
 
+NER_TYPES = ("犯罪嫌疑人", "受害人", "被盗货币", "物品价值", "盗窃获利", "被盗物品", "作案工具", "时间", "地点", "组织机构")
+
+
+def test_lawbench_2_6_reads_one_value_per_type_after_its_name_and_a_colon():
+    output = "犯罪嫌疑人：黄某某 被告人\n受害人:无\n作案时间：13时许\n受害人人：戚某某\n受害人：李某\n地点：北"
+    # 犯罪嫌疑人 up to the space; 受害人:无 is no entity, 受害人人： gives nothing, the last 受害人 wins;
+    # 作案时间： gives 时间; 地点：北 has one character after the colon: skipped
+    assert peers.lawbench_entities(output, NER_TYPES) == {"犯罪嫌疑人": "黄某某", "受害人": "李某", "时间": "13时许"}
+    # a one-line answer: the value runs to the end of the line
+    assert peers.lawbench_entities("犯罪嫌疑人：黄某某；受害人：戚某某", NER_TYPES) == {
+        "犯罪嫌疑人": "黄某某；受害人：戚某某", "受害人": "戚某某"}
+    # the value after the colon may start on the next line; 未提及 is no entity
+    assert peers.lawbench_entities("时间：\n6月底\n地点：未提及\n", NER_TYPES) == {"时间": "6月底"}
+    assert peers.lawbench_entities(None, NER_TYPES) == {}
+    assert peers.lawbench_value_at("时间：6月底", 2) == "6月底" and peers.lawbench_value_at("时间：无。", 2) == "无。"
+    assert peers.lawbench_reference("受害人:严某某、肖某某;被盗物品:查获手机") == {"受害人": "严某某、肖某某",
+                                                                              "被盗物品": "查获手机"}
+    assert peers.lawbench_reference(" ") == {}
+
+
+def test_lawbench_2_6_scores_character_f1_per_type():
+    assert peers.char_f1("严某某、肖某某", "严某某肖某某") == 1.0             # punctuation does not count
+    # 黄某某 in 被告人黄某某: 3 characters shared, P 3/6, R 1: F1 2/3
+    assert peers.char_f1("黄某某", "被告人黄某某") == pytest.approx(2 / 3)
+    assert peers.char_f1("ABC", "abc") == 1.0 and peers.char_f1("", "。") == 1.0 and peers.char_f1("", "x") == 0.0
+    found = {"犯罪嫌疑人": "被告人黄某某", "时间": "13时许", "地点": "北京"}
+    reference = {"犯罪嫌疑人": "黄某某", "时间": "13时许", "受害人": "李某"}
+    # overlap 2/3 + 1 (地点 is not in the reference); P = R = (5/3) / 3 = 5/9
+    assert peers.lawbench_ner_score(found, reference) == pytest.approx(5 / 9)
+    assert peers.lawbench_ner_score({}, reference) == 0.0
+    assert peers.lawbench_ner_score({}, {}) == 1.0 and peers.lawbench_ner_score(found, {}) == 0.0
+
+
+def test_2_6_kinds_where_the_readings_differ():
+    from cpsd_tasks.reading.ie_parse import parse_output
+
+    def kinds(output):
+        parsed = parse_output(output, ner.inventory(NER_TYPES))
+        return dict(ner.reading_kinds(output, parsed.items, parsed.valid,
+                                      peers.lawbench_entities(output, NER_TYPES), NER_TYPES))
+
+    assert kinds("犯罪嫌疑人：黄某某\n受害人：戚某某") == {}
+    # the one-line answer: LawBench's 犯罪嫌疑人 runs on; its 受害人 is the plugin's
+    assert kinds("犯罪嫌疑人：黄某某；受害人：戚某某") == {ner.RUN_ON: 1}
+    assert kinds("被告人：黄某某\n作案工具：未提及") == {ner.PLUGIN_OTHER_NAME: 1, ner.PLUGIN_NOT_MENTIONED: 1}
+    assert kinds("实体信息:犯罪嫌疑人:黄某某 受害人:戚某某") == {ner.PEER_AFTER_LABEL: 1, ner.PEER_SPACED: 1}
+    assert kinds("时间:\n6月底\n地点:花木田") == {ner.PEER_NEXT_LINE: 1}
+    assert kinds("地点:花木田\n地点:花木田") == {ner.REPEATED: 1}
+    assert kinds("地点:花木田<eoa>\n犯罪嫌疑人:黄某某") == {ner.PEER_PAST_TURN: 1}
+
+
+def test_2_6_gold_splits_at_the_mention_separator():
+    assert ner.gold_entities([["受害人", "严某某、肖某某"], ["物品价值", "人民币1，794元"]]) == (
+        ("受害人", "严某某"), ("受害人", "肖某某"), ("物品价值", "人民币1,794元"))
+
+
 # --------------------------------------------------------------------------- graded counting, by hand
 
 def _hand_corpus() -> corpora.RealCorpus:
@@ -187,6 +243,43 @@ def test_audit_of_a_tiny_corpus_skips_absent_ones_and_caches(tmp_path, capsys):
     assert "1 of 1 models' readings from the cache" in second
     strip = lambda text: re.sub(r"Audit of .*", "", text)                       # noqa: E731 (timings differ)
     assert strip(second) == strip(first.out)
+
+
+def _tiny_2_6(root: Path) -> None:
+    """A 2-doc lawbench_tasks-like corpus of 2-6 only: one model, LawBench's published figure 0.7857."""
+    docs = [("2-6_a", [["犯罪嫌疑人", "黄某某"], ["受害人", "戚某某、李某"]], "犯罪嫌疑人：黄某某；受害人：戚某某、李某"),
+            ("2-6_b", [["被盗物品", "电动自行车一辆"]], "被盗物品：电动自行车1辆")]
+    (root / "data" / "2-6").mkdir(parents=True)
+    with (root / "data" / "2-6" / "test.jsonl").open("w", encoding="utf-8") as handle:
+        for item_id, gold, _ in docs:
+            answer = ";".join(f"{name}:{value}" for name, value in gold)
+            handle.write(json.dumps({"id": item_id, "task": "2-6", "question": "句子:…", "labels": list(NER_TYPES),
+                                     "answer": answer, "gold": gold}, ensure_ascii=False) + "\n")
+    (root / "predictions").mkdir()
+    with gzip.open(root / "predictions" / "M.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps({"id": i, "output": out}, ensure_ascii=False) + "\n" for i, _, out in docs)
+    (root / "lawbench_published.csv").write_text("model,task,lawbench_score,lawbench_abstention_rate\n"
+                                                 "M,2-6,0.7857,0.0000\n", encoding="utf-8")
+
+
+def test_2_6_audit_of_a_tiny_corpus_by_hand(tmp_path, capsys):
+    _tiny_2_6(tmp_path / "realout" / "lawbench_tasks")
+    argv = ["--realout", str(tmp_path / "realout"), "--corpora", "lawbench_tasks", "--no-cache"]
+    assert audit.main(argv) == 0
+    out = capsys.readouterr().out
+    # plugin: doc a reads 黄某某, 戚某某, 李某 (3 exact of 3 gold); doc b 电动自行车1辆 is 1 edit from the gold's 7
+    # characters (similarity 6/7 ≥ 0.8: fuzzy). Pooled: exact 3/4, fuzzy 4/4 of 4 predicted and 4 gold:
+    # F1 exact 0.75, fuzzy 1, f1_micro 0.875.
+    # LawBench: doc a's 犯罪嫌疑人 value runs to the end of the line (黄某某受害人戚某某李某, 11 characters):
+    # char F1 2·(3/11)/(1 + 3/11) = 3/7; 受害人 1; doc score (3/7 + 1)/2 = 5/7. Doc b: 6 of 7 characters
+    # shared: 6/7. Mean (5/7 + 6/7)/2 = 11/14 = 0.786
+    assert "| M | 2 | 2-6 NER | 0.875 | 0.786 | 0.786 |" in out
+    # the plugin's reading under LawBench's measure: doc a 1, doc b 6/7: 13/14; reading 13/14 − 11/14 = +0.143,
+    # measure 0.875 − 13/14 = −0.054; one type read differently (the run-on 犯罪嫌疑人)
+    assert ("- M 2-6 NER: plugin 0.875 (exact 0.750, fuzzy 1.000; 2 of 2 docs answered), LawBench 0.786, published "
+            f"0.786 — reading +0.143 (types read differently: 1 {ner.RUN_ON}); measure -0.054 (") in out
+    assert "gives the published figure, to 4 decimals, for 1 of 1 models" in out
+    assert "2-6 not read" not in out
 
 
 def test_audit_without_any_corpus_says_so(tmp_path, capsys):
@@ -286,7 +379,7 @@ def test_lexeval_audit(audit_run):
 def test_lawbench_tasks_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lawbench_tasks", cache)
-    assert "## lawbench_tasks: plugin vs peer, 34 models" in report and "2-6 not read" in report
+    assert "## lawbench_tasks: plugin vs peer, 34 models" in report and "2-6 not read" not in report
     assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 1200
     # LawBench's rule on argument1, counted here from the raw outputs: right when the set of A–E
     # letters occurring equals the graded letters
@@ -302,9 +395,29 @@ def test_lawbench_tasks_audit(audit_run):
     assert scores[("argument1", "single")]["LawBench"].right == right == 170
     assert _counts(scores[("all", "label")]["LawBench"]) == (1200, 952, 187, 3, 58, 36)
     # LawBench's rules as re-expressed give LawBench's published 2-2, 2-4 and 2-8 for every model
-    for row in corpora.model_table(corpus, read):
+    rows = corpora.model_table(corpus, read)
+    for row in rows:
         if row["group"] != "2-5":
             assert row["LawBench"] == pytest.approx(row["published"], abs=6e-4), (row["model"], row["group"])
+    # 2-6: LawBench's rule as re-expressed gives its published figure to 4 decimals for every model, and every
+    # plugin figure more than 0.05 from it is explained
+    ner_rows = [row for row in rows if row["group"] == "2-6"]
+    assert len(ner_rows) == 34 and all(row["n"] == 500 for row in ner_rows)
+    assert [row["model"] for row in ner_rows if round(row["LawBench"], 4) != row["published"]] == []
+    assert "gives the published figure, to 4 decimals, for 34 of 34 models" in report
+    for row in ner_rows:
+        assert f"| {row['model']} | 500 | 2-6 NER | {row['plugin']:.3f} | {row['LawBench']:.3f} |" in report
+        if abs(row["plugin"] - row["LawBench"]) > audit.EXPLAIN_ABOVE:
+            assert f"- {row['model']} 2-6 NER: plugin {row['plugin']:.3f}" in report
+    # the gold as the plugin reads a reply that copies the answer string: a verbatim copy scores 1
+    from collections import Counter
+    from cpsd_tasks.reading.ie_parse import parse_output
+
+    ner_items = [item for item in corpus.items.values() if item["kind"] == "ner"]
+    assert len(ner_items) == 500
+    for item in ner_items:
+        answer = ";".join(f"{name}:{value}" for name, value in item["gold"])
+        assert Counter(parse_output(answer, ner.inventory(tuple(item["labels"]))).items) == Counter(item["entities"])
     _check_floors("lawbench_tasks", scores)
 
 

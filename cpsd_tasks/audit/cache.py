@@ -2,8 +2,9 @@
 
 A cache file is valid for one reader and one corpus: its key is the digest of
 :data:`cpsd_tasks.reading.READER_VERSION`, of the source of the installed reading code
-(``cpsd_tasks/reading/*.py``, ``cpsd_tasks/qa/*.py``, ``cpsd_tasks/tasks.py``, so that a change of a rule not yet
-versioned is not served stale readings), of the audit's own code, and of the corpus files read
+(``cpsd_tasks/reading/*.py``, ``cpsd_tasks/qa/*.py``, ``cpsd_tasks/ie/*.py``, ``cpsd_tasks/tasks.py``, so
+that a change of a rule not yet versioned is not served stale readings), of the audit's own code,
+and of the corpus files read
 (the model's prediction file and the items' data files). Any change gives a new key; the old
 files stay until removed (``--cache`` names the folder).
 """
@@ -33,16 +34,18 @@ def file_digest(path: Path) -> str:
 @lru_cache(maxsize=1)
 def reader_digest() -> str:
     """Digest naming the installed readers and the audit's code: ``READER_VERSION`` and the source
-    of the reading package, the QA hooks (``cpsd_tasks/qa/``), the task table and this audit package,
-    as imported at run time."""
+    of the reading package, the QA hooks (``cpsd_tasks/qa/``), the IE metric (``cpsd_tasks/ie/``), the
+    task table and this audit package, as imported at run time."""
     import cpsd_tasks.audit as audit_package
+    import cpsd_tasks.ie as ie
     import cpsd_tasks.qa.score as score
     import cpsd_tasks.reading as reading
     import cpsd_tasks.tasks as tasks
 
     digest = hashlib.sha1(f"reader {reading.READER_VERSION}".encode())
     files = [*sorted(Path(reading.__file__).parent.glob("*.py")), *sorted(Path(score.__file__).parent.glob("*.py")),
-             Path(tasks.__file__), *sorted(Path(audit_package.__file__).parent.glob("*.py"))]
+             *sorted(Path(ie.__file__).parent.glob("*.py")), Path(tasks.__file__),
+             *sorted(Path(audit_package.__file__).parent.glob("*.py"))]
     for path in files:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())

@@ -9,10 +9,10 @@ through the plugin's own task hooks, as imported at run time:
   where there are five) and its question;
 * one-label items (lawbench_tasks 2-2, 2-4): :func:`cpsd_tasks.reading.read_label` over the task's label words;
 * spans (lawbench_tasks 2-5): :func:`cpsd_tasks.qa.score.judge_reading` with qtype 精确;
+* entity lists (lawbench_tasks 2-6): the IE reader with LawBench's ten entity types and the plugin's
+  IE metric (:mod:`cpsd_tasks.audit.ner`);
 
-and beside them the peer's own rule (:mod:`cpsd_tasks.audit.peers`). lawbench_tasks 2-6 is not read:
-the plugin's IE item reader knows the entity types of the plugin's own NER tasks only, not
-LawBench's ten.
+and beside them the peer's own rule (:mod:`cpsd_tasks.audit.peers`).
 """
 
 from __future__ import annotations
@@ -33,10 +33,9 @@ CORPORA = ("lawbench", "disc", "lexeval", "lawbench_tasks")
 LABEL_TASKS = ("2-2", "2-4")
 CHOICE_TASKS = ("2-8",)
 SPAN_TASKS = ("2-5",)
+NER_TASKS = ("2-6",)
 #: Why a task of a corpus is not read (printed under its table).
-NOT_READ = {"lawbench_tasks": "2-6 not read: the plugin's IE item reader (cpsd_tasks.reading.ie_items) knows the "
-                              "entity types of the plugin's own NER tasks only, not LawBench's ten; 2-3, 3-1, 3-3 "
-                              "(label sets) have no plugin reader"}
+NOT_READ = {"lawbench_tasks": "2-3, 3-1, 3-3 not read: label sets have no plugin reader"}
 
 
 @dataclass(frozen=True)
@@ -74,10 +73,11 @@ LABEL_PEERS = (LAWBENCH_LABEL,)
 
 
 def peers_of(corpus: str, item: dict) -> tuple[Peer, ...]:
-    """The peer rules that read ``item`` of ``corpus`` (none for spans)."""
+    """The peer rules that give ``item`` of ``corpus`` a verdict (none for spans and entity lists,
+    whose LawBench reading :mod:`cpsd_tasks.audit.ner` scores)."""
     if item["kind"] == "label":
         return LABEL_PEERS
-    if item["kind"] == "span":
+    if item["kind"] in ("span", "ner"):
         return ()
     return PEERS[corpus]
 
@@ -109,6 +109,11 @@ def _item(corpus: str, task: str, doc: dict) -> Optional[dict]:
                 "scored": doc["gold"] in doc["labels"], "text": doc.get("question", "")}
     if task in SPAN_TASKS:
         return {"kind": "span", "group": task, "gold": doc["gold"]}
+    if task in NER_TASKS:
+        from cpsd_tasks.audit.ner import gold_entities
+
+        return {"kind": "ner", "group": task, "gold": doc["gold"], "labels": doc["labels"],
+                "entities": gold_entities(doc["gold"]), "reference": peers.lawbench_reference(doc["answer"])}
     return None
 
 
@@ -143,7 +148,7 @@ def load_real_corpus(name: str, root: Path) -> RealCorpus:
     digests = []
     for data in sorted((root / "data").glob("*/test.jsonl")):
         task = data.parent.name
-        if name == "lawbench_tasks" and task not in (*LABEL_TASKS, *CHOICE_TASKS, *SPAN_TASKS):
+        if name == "lawbench_tasks" and task not in (*LABEL_TASKS, *CHOICE_TASKS, *SPAN_TASKS, *NER_TASKS):
             continue
         digests.append(cache.file_digest(data))
         for doc in jsonl_records(data):
@@ -206,11 +211,16 @@ def read_item(corpus: str, item: dict, output: Optional[str]) -> list:
     ``plugin reading`` is sorted letters, a label word or the normalised span (``None``: nothing read);
     ``why`` is the plugin's reason for no answer or the rule that decided (letters only, else ``None``);
     ``gold lines``: a choice reply that is exactly the gold options' lines (:func:`is_gold_lines`).
+    Entity lists (2-6) have their own record (:func:`cpsd_tasks.audit.ner.read_ner`).
     Never raises on model output.
     """
     from cpsd_tasks.qa.score import judge_exam, judge_reading
     from cpsd_tasks.reading import read_label
 
+    if item["kind"] == "ner":
+        from cpsd_tasks.audit.ner import read_ner
+
+        return read_ner(item, output)
     if item["kind"] == "choice":
         judged = judge_exam(output, item["gold"], "多选" if item["multi"] else "单选", item["options"],
                             item["question"])
@@ -295,14 +305,17 @@ def model_table(corpus: RealCorpus, read: dict[str, dict[str, list]]) -> list[di
     Returns:
         Rows ``{"model", "group", "n", "plugin", "<peer name>": accuracy…, "published", "kinds": Counter,
         "gold_lines": [replies, credited by the plugin]}``;
-        2-2 counts only items whose gold is one of the label words (as LawBench's scorer does).
+        2-2 counts only items whose gold is one of the label words (as LawBench's scorer does);
+        2-6's rows (F1, not accuracy) are :func:`cpsd_tasks.audit.ner.ner_rows`, after the others.
     """
+    from cpsd_tasks.audit.ner import ner_rows
+
     rows = []
     for model, readings_of in read.items():
         groups: dict[str, dict] = {}
         for item_id, reading in readings_of.items():
             item = corpus.items[item_id]
-            if item["kind"] == "label" and not item["scored"]:
+            if item["kind"] == "ner" or item["kind"] == "label" and not item["scored"]:
                 continue
             row = groups.setdefault(item["group"], {"model": model, "group": item["group"], "n": 0, "plugin": 0,
                                                     "kinds": Counter(), "gold_lines": [0, 0]})
@@ -324,4 +337,4 @@ def model_table(corpus: RealCorpus, read: dict[str, dict[str, list]]) -> list[di
                 row[key] = row[key] / row["n"]
             row["published"] = corpus.published.get((model, group))
             rows.append(row)
-    return rows
+    return rows + ner_rows(corpus.items, read, corpus.published)

@@ -6,6 +6,10 @@ the plugin's figures beside the peer's on the same items:
 * :func:`lawbench_letters`, :func:`lawbench_label` — LawBench (open-compass/LawBench,
   ``evaluation/evaluation_functions/lblj.py`` for 2-8 and ``jdzy.py``/``zxfl.py`` → ``multi_choice_judge``
   for 2-2/2-4): substring matching over the whole output;
+* :func:`lawbench_entities`, :func:`lawbench_reference`, :func:`lawbench_ner_score` — LawBench's 2-6
+  (``xxcq.py`` → ``utils/comprehension_scores.py``, ``compute_ie_f1``): one value per entity type, found
+  after the type's name and a colon anywhere in the output, scored per type by the character F1 of
+  CAIL's reading-comprehension scorer (:func:`char_f1`, ``utils/rc_f1.py``, ``CJRCEvaluator.compute_f1``);
 * :func:`disc_rule` — DISC-Law-Eval (FudanDISC/DISC-LawLLM, ``eval/src/eval.py``, class
   ``McqRegexEvaluator``): a cascade of regular expressions;
 * :func:`lexeval_rule` — LexEval (CSHaitao/LexEval, ``code/evaluation/process.py``,
@@ -17,7 +21,8 @@ All are pure, accept ``None`` (a missing output) and never raise.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from collections import Counter
+from typing import Iterable, Mapping, Optional
 
 from cpsd_tasks.reading.letters import lawbench_rule
 
@@ -120,3 +125,97 @@ def lawbench_label(output: Optional[str], labels: Iterable[str]) -> Optional[str
     text = output or ""
     found = [label for label in labels if label in text]
     return "|".join(found) or None
+
+
+# --------------------------------------------------------------------------- LawBench 2-6 (NER)
+
+#: Values LawBench's 2-6 rule does not take for an entity.
+LAWBENCH_NO_ENTITY = ("无", "未提及")
+_LAWBENCH_VALUE_END = re.compile("[\n ]")
+
+
+def lawbench_entities(output: Optional[str], types: Iterable[str]) -> dict[str, str]:
+    """LawBench's reading of a 2-6 entity-list output (``compute_ie_f1``'s reading of a prediction).
+
+    For each entity type, every place (left to right, not overlapping) where the type's name occurs
+    anywhere in the raw output and is directly followed by ``:`` or ``：`` with at least two more
+    characters after the colon gives a value: the text after the colon, stripped, up to the first
+    line break or ASCII space. A value ``无`` or ``未提及`` is no entity (an earlier value of the type
+    stays); otherwise the type's last value wins. So one value per type, and a name inside a longer
+    one counts (``作案时间：`` gives 时间; ``受害人人：`` gives nothing).
+
+    Args:
+        output: raw model output (``None`` = missing). types: the task's entity types.
+
+    Returns:
+        ``{type: value}`` (``{}`` when no type is found: LawBench's abstention).
+    """
+    text = output or ""
+    found: dict[str, str] = {}
+    for name in types:
+        at = text.find(name)
+        while at >= 0:
+            end = at + len(name)
+            value = lawbench_value_at(text, end)
+            if value is not None:
+                found[name] = value
+            at = text.find(name, end)
+    return found
+
+
+def lawbench_value_at(text: str, end: int) -> Optional[str]:
+    """The value :func:`lawbench_entities` takes after a type name ending at ``end`` of ``text``, or
+    ``None`` when it takes none there (no colon next, fewer than two characters after it, ``无``/``未提及``)."""
+    if end >= len(text) - 2 or text[end] not in ":：":
+        return None
+    value = _LAWBENCH_VALUE_END.split(text[end + 1:].strip(), maxsplit=1)[0].strip()
+    return None if value in LAWBENCH_NO_ENTITY else value
+
+
+def lawbench_reference(answer: str) -> dict[str, str]:
+    """LawBench's reading of a 2-6 reference string (``受害人:严某某、肖某某;被盗物品:查获手机``):
+    ``;``-separated ``type:value`` segments, the last value of a type kept; ``{}`` for a blank string."""
+    if not answer.strip():
+        return {}
+    out = {}
+    for segment in answer.split(";"):
+        parts = segment.split(":")
+        out[parts[0]] = parts[1]
+    return out
+
+
+def char_f1(gold: str, pred: str) -> float:
+    """The character F1 of CAIL's reading-comprehension scorer (``CJRCEvaluator.compute_f1``).
+
+    Both strings are lower-cased and kept to their letters and digits (``str.isalpha``/``isdigit``:
+    Chinese characters count, punctuation and spaces do not); the characters are compared as
+    multisets. When either is left empty the score is 1 if both are, else 0.
+    """
+    gold_chars = [ch for ch in gold.lower() if ch.isdigit() or ch.isalpha()]
+    pred_chars = [ch for ch in pred.lower() if ch.isdigit() or ch.isalpha()]
+    if not gold_chars or not pred_chars:
+        return float(gold_chars == pred_chars)
+    same = sum((Counter(gold_chars) & Counter(pred_chars)).values())
+    if not same:
+        return 0.0
+    precision, recall = same / len(pred_chars), same / len(gold_chars)
+    return 2 * precision * recall / (precision + recall)
+
+
+def lawbench_ner_score(found: Mapping[str, str], reference: Mapping[str, str]) -> float:
+    """LawBench's 2-6 score of one doc (its model figure is the mean over docs).
+
+    With no reference entity the doc scores 1 when nothing was found, else 0. Otherwise each type
+    found that the reference has scores the :func:`char_f1` of the two values (a type the reference
+    lacks scores nothing); precision is their sum over the types found, recall over the reference's
+    types, and the score is ``2PR / (P + R + 1e-10)`` (the 1e-10 of LawBench's code: 0 when both are 0).
+
+    Args:
+        found: :func:`lawbench_entities` of the output. reference: :func:`lawbench_reference` of the answer.
+    """
+    if not reference:
+        return 1.0 if not found else 0.0
+    overlap = sum(char_f1(reference[name], value) for name, value in found.items() if name in reference)
+    precision = overlap / len(found) if found else 0.0
+    recall = overlap / len(reference)
+    return 2 * precision * recall / (precision + recall + 1e-10)

@@ -9,7 +9,7 @@ from cpsd_tasks.audit.lawbench import EXPLAIN_ABOVE, ReadingScore
 
 #: What each corpus's groups are called in its table.
 GROUP_TITLES = {"single": "单选", "multi": "多选", "2-2": "2-2 label", "2-4": "2-4 label", "2-8": "2-8 A–E",
-                "2-5": "2-5 精确"}
+                "2-5": "2-5 精确", "2-6": "2-6 NER"}
 
 
 def _fmt(value: Optional[float]) -> str:
@@ -20,7 +20,7 @@ def _peer_names(rows: list[dict]) -> list[str]:
     names: list[str] = []
     for row in rows:
         for key in row:
-            if key not in ("model", "group", "n", "plugin", "published", "kinds", "gold_lines") and key not in names:
+            if key not in ("model", "group", "n", "plugin", "published", "kinds", "gold_lines", "ner") and key not in names:
                 names.append(key)
     return names
 
@@ -50,6 +50,10 @@ def render_models(corpus: RealCorpus, rows: list[dict]) -> str:
     if "2-5" in {r["group"] for r in rows}:
         lines += ["", "2-5: the plugin's 精确 accuracy beside LawBench's published character F1 (different "
                   "measures; not explained per model)."]
+    if "2-6" in {r["group"] for r in rows}:
+        from cpsd_tasks.audit.ner import summary
+
+        lines += ["", summary([r for r in rows if r["group"] == "2-6"])]
     if corpus.name in NOT_READ:
         lines += ["", NOT_READ[corpus.name] + "."]
     return "\n".join(lines)
@@ -58,6 +62,12 @@ def render_models(corpus: RealCorpus, rows: list[dict]) -> str:
 def _explain(row: dict, peers: list[str]) -> str:
     if row["group"] == "2-5" or not peers:
         return ""
+    if row["group"] == "2-6":
+        from cpsd_tasks.audit.ner import explain
+
+        gaps = [abs(row["plugin"] - row["LawBench"])] + ([] if row["published"] is None
+                                                        else [abs(row["plugin"] - row["published"])])
+        return explain(row) if max(gaps) > EXPLAIN_ABOVE else ""
     peer, published = row.get(peers[0]), row["published"]
     gaps = [abs(row["plugin"] - peer)] if peer is not None else []
     if published is not None:

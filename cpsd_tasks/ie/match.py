@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import AbstractSet, Any, Callable, Iterable, Optional, Sequence
 
 from cpsd_tasks.ie.schema import (DEFAULT_ALPHA, DEFAULT_TAU, DRUG_TAIL_RELATIONS, EXACT_ONLY_TYPES, MIN_FUZZY_LEN,
                                   gold_items)
@@ -103,24 +103,26 @@ def _count(gold: Sequence[Any], pred: Sequence[Any],
 
 
 def match_entities(gold: Iterable[tuple[str, str]], pred: Iterable[tuple[str, str]],
-                   tau: float = DEFAULT_TAU) -> dict[str, Counts]:
+                   tau: float = DEFAULT_TAU, exact_only: AbstractSet[str] = EXACT_ONLY_TYPES) -> dict[str, Counts]:
     """Per-type exact and fuzzy match counts of one NER document (docs/metrics.md#information-extraction).
 
     Args:
         gold, pred: ``(type, text)`` items in comparison form (see :func:`gold_items`,
             :func:`parse_output`); multisets (duplicates count).
         tau: fuzzy threshold in (0, 1]: normalised Levenshtein similarity ≥ ``tau``.
+        exact_only: the types that never match fuzzily (default :data:`EXACT_ONLY_TYPES`, the
+            plugin's names, amounts and identifiers; another inventory names its own).
 
     Returns:
         ``{type: Counts}`` for every type present in gold or prediction (incl. :data:`UNKNOWN`).
-        Types in :data:`EXACT_ONLY_TYPES` and :data:`UNKNOWN` get no fuzzy matches; other types
+        Types in ``exact_only`` and :data:`UNKNOWN` get no fuzzy matches; other types
         fuzzy-match only strings of at least :data:`MIN_FUZZY_LEN` characters.
     """
     gold, pred = list(gold), list(pred)
     sim = _levenshtein(tau)
     out = {}
     for typ in dict.fromkeys([t for t, _ in gold] + [t for t, _ in pred]):
-        fuzzy_ok = typ not in EXACT_ONLY_TYPES and typ != UNKNOWN
+        fuzzy_ok = typ not in exact_only and typ != UNKNOWN
         out[typ] = _count([x for t, x in gold if t == typ], [x for t, x in pred if t == typ],
                           sim if fuzzy_ok else None)
     return out

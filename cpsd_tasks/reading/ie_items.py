@@ -3,19 +3,19 @@
 :class:`ItemReader` collects ``(type, text)`` (NER) or ``(relation, head, tail)`` (RE) items, in
 comparison form (:func:`~cpsd_tasks.reading.ie_names.norm_text`), from JSON of any accepted shape (a list
 of objects, one object, a wrapper, grouped objects, triples as lists) and from lines (Markdown
-tables, ``类型：实体、实体``, ``head | relation | tail``, ``关系：head，tail``). Where the JSON comes
-from (strict, fenced, repaired) is :mod:`cpsd_tasks.reading.ie_parse`'s business.
+tables, ``类型：实体、实体``, ``head | relation | tail``, ``关系：head，tail``), filing each under the
+canonical name its task's :class:`~cpsd_tasks.reading.ie_names.Inventory` gives it. Where the JSON
+comes from (strict, fenced, repaired) is :mod:`cpsd_tasks.reading.ie_parse`'s business.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
-from cpsd_tasks.reading.ie_names import (HEAD_KEYS, NONE_ANSWERS, PERSON_TAIL_RELATIONS, PERSON_TYPES, REL_KEYS,
-                                         RELATION_ALIASES, TAIL_KEYS, TEXT_KEYS, TYPE_ALIASES, TYPE_KEYS, UNKNOWN,
-                                         lookup_key, norm_text)
-from cpsd_tasks.tasks import get_task
+from cpsd_tasks.reading.ie_names import (HEAD_KEYS, NONE_ANSWERS, PERSON_TAIL_RELATIONS, REL_KEYS, TAIL_KEYS,
+                                         TEXT_KEYS, TYPE_KEYS, UNKNOWN, Inventory, lookup_key, norm_text,
+                                         task_inventory)
 
 # Every regex below runs in linear time on any input: no two unbounded quantifiers can match the
 # same characters (a 50k-space line or an unclosed 50k-character fence used to take seconds).
@@ -48,18 +48,26 @@ def field_strings(value: Any, depth: int = 0) -> list[str]:
 
 
 class ItemReader:
-    """Collect NER/RE items from decoded JSON of any of the accepted shapes."""
+    """Collect NER/RE items from decoded JSON of any of the accepted shapes and from lines.
 
-    def __init__(self, task_id: str):
-        self.task_id = task_id
-        self.kind = get_task(task_id).kind
-        self.types = TYPE_ALIASES.get(task_id, {})
+    Args:
+        task: one of the plugin's IE task ids (``drug_ner``, ``fraud_ner``, ``drug_re``; its
+            :func:`~cpsd_tasks.reading.ie_names.task_inventory`) or an explicit
+            :class:`~cpsd_tasks.reading.ie_names.Inventory` (:func:`~cpsd_tasks.reading.ie_names.ner_inventory`).
+
+    Raises:
+        KeyError: unknown task id.
+    """
+
+    def __init__(self, task: Union[str, Inventory]):
+        self.inventory = task if isinstance(task, Inventory) else task_inventory(task)
+        self.kind = self.inventory.kind
         self.items: list[tuple[str, ...]] = []
         self.shaped = False  # saw a structure of the required shape (possibly empty)
 
     def type_of(self, name: Any) -> Optional[str]:
-        table = RELATION_ALIASES if self.kind == "re" else self.types
-        return table.get(lookup_key(name)) if isinstance(name, str) else None
+        """The canonical type (NER) or relation (RE) ``name`` stands for, ``None`` when it is none of the task's."""
+        return self.inventory.canonical(name)
 
     def read(self, value: Any, depth: int = 0) -> None:
         if depth > _MAX_DEPTH:
@@ -153,7 +161,7 @@ class ItemReader:
         separator = _cells(lines[i + 1])
         if len(separator) != len(header) or not all(re.fullmatch(r":?-+:?", c) for c in separator):
             return 0
-        table = ItemReader(self.task_id)
+        table = ItemReader(self.inventory)
         j = i + 2
         while j < len(lines):
             row = _cells(lines[j])
@@ -181,8 +189,9 @@ class ItemReader:
 
     def read_line(self, line: str) -> None:
         """One ``类型：值`` group or RE triple line. A trailing parenthetical note is dropped from
-        person values (``人名：张某 (主犯)`` → 张某): NER types in :data:`PERSON_TYPES`, RE heads,
-        and tails of :data:`PERSON_TAIL_RELATIONS`."""
+        person values (``人名：张某 (主犯)`` → 张某): NER types of the inventory's ``person_types``
+        (:data:`~cpsd_tasks.reading.ie_names.PERSON_TYPES` for the plugin's tasks), RE heads, and tails of
+        :data:`PERSON_TAIL_RELATIONS`."""
         if self.kind == "re":
             parts = [p for p in (norm_text(x) for x in _TRIPLE_SPLIT.split(line.strip(" ()[]（）【】<>"))) if p]
             if len(parts) == 3 and self.type_of(parts[1]):
@@ -204,7 +213,7 @@ class ItemReader:
         else:
             self.shaped = True
             for v in raw:
-                self.add_entity(typ, norm_text(_drop_note(v) if typ in PERSON_TYPES else v))
+                self.add_entity(typ, norm_text(_drop_note(v) if typ in self.inventory.person_types else v))
 
 
 def _cells(line: str) -> list[str]:

@@ -13,14 +13,13 @@ import itertools
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from cpsd_tasks.reading.ie_items import ItemReader
-from cpsd_tasks.reading.ie_names import NONE_ANSWERS, norm_text
+from cpsd_tasks.reading.ie_names import NONE_ANSWERS, Inventory, norm_text, task_inventory
 from cpsd_tasks.reading.lexicon import IE_HEADS
 from cpsd_tasks.reading.patterns import one_of
 from cpsd_tasks.reading.turns import first_turn
-from cpsd_tasks.tasks import get_task
 
 # Every regex below runs in linear time on any input: no two unbounded quantifiers can match the
 # same characters (a 50k-space line or an unclosed 50k-character fence used to take seconds).
@@ -116,7 +115,7 @@ def _repaired(text: str, valid: int, budget: _Budget) -> Any:
     return value if isinstance(value, (list, dict)) else None
 
 
-def _parse_block(text: str, task_id: str, budget: _Budget) -> Optional[Parsed]:
+def _parse_block(text: str, inventory: Inventory, budget: _Budget) -> Optional[Parsed]:
     """Read items from the JSON in one block of text, or ``None`` when it holds no usable JSON.
 
     Order: the whole block as strict JSON; else the first strict JSON value embedded in prose
@@ -130,7 +129,7 @@ def _parse_block(text: str, task_id: str, budget: _Budget) -> Optional[Parsed]:
     (RecursionError) counts as not JSON.
     """
     def read(value: Any) -> ItemReader:
-        reader = ItemReader(task_id)
+        reader = ItemReader(inventory)
         reader.read(value)
         return reader
 
@@ -173,7 +172,7 @@ def _fenced(text: str) -> list[str]:
     return [body[_FENCE_INFO.match(body).end():] for body in parts[1:-1:2]]
 
 
-def parse_output(output: Optional[str], task_id: str) -> Parsed:
+def parse_output(output: Optional[str], task: Union[str, Inventory]) -> Parsed:
     """Read a model's NER/RE answer (docs/metrics.md#information-extraction "The model answers in JSON …").
 
     Accepted: a JSON list of ``{"type","text"}`` / ``{"head","relation","tail"}`` objects, alone,
@@ -192,7 +191,10 @@ def parse_output(output: Optional[str], task_id: str) -> Parsed:
 
     Args:
         output: raw model output, or ``None``.
-        task_id: ``drug_ner``, ``fraud_ner`` or ``drug_re`` (``cpsd_`` prefix allowed).
+        task: ``drug_ner``, ``fraud_ner`` or ``drug_re`` (``cpsd_`` prefix allowed), read with that
+            task's names; or an explicit :class:`~cpsd_tasks.reading.ie_names.Inventory` of entity
+            types (:func:`~cpsd_tasks.reading.ie_names.ner_inventory`, e.g. LawBench's ten types of its
+            2-6), read the same way with those names.
 
     Returns:
         :class:`Parsed`; never raises on model output.
@@ -200,29 +202,29 @@ def parse_output(output: Optional[str], task_id: str) -> Parsed:
     Raises:
         KeyError: unknown task id.
     """
-    spec = get_task(task_id)
+    inventory = task if isinstance(task, Inventory) else task_inventory(task)
     text = first_turn(output)   # the model's own turn: no items from after <eoa> or an invented turn
     budget = _Budget()
     declaration = None
     for declaration in _DECLARATION.finditer(text):
         pass
     if declaration is not None:
-        parsed = _parse_text(text[declaration.end():], spec.id, budget)
+        parsed = _parse_text(text[declaration.end():], inventory, budget)
         if parsed.valid:
             return parsed
-    return _parse_text(text, spec.id, budget)
+    return _parse_text(text, inventory, budget)
 
 
-def _parse_text(text: str, task_id: str, budget: _Budget) -> Parsed:
+def _parse_text(text: str, inventory: Inventory, budget: _Budget) -> Parsed:
     """:func:`parse_output` on an NFKC-folded, think-free text, without the declaration rule."""
     if not text.strip():
         return Parsed((), False)
     if len(text) <= _MAX_NONE_CHARS and norm_text(text) in NONE_ANSWERS:
         return Parsed((), True)
     for block in _fenced(text) + [text]:
-        parsed = _parse_block(block, task_id, budget)
+        parsed = _parse_block(block, inventory, budget)
         if parsed is not None:
             return parsed
-    reader = ItemReader(task_id)
+    reader = ItemReader(inventory)
     reader.read_lines(text)
     return Parsed(tuple(reader.items), reader.shaped)
