@@ -16,14 +16,16 @@ from cpsd_tasks.reading.ie_items import ItemReader
 from cpsd_tasks.reading.ie_names import UNKNOWN, Inventory, ner_inventory, task_inventory
 from cpsd_tasks.reading.ie_parse import Parsed, parse_output
 
-TYPES = ("犯罪嫌疑人", "受害人", "被盗货币", "物品价值", "盗窃获利", "被盗物品", "作案工具", "时间", "地点", "组织机构")
+TYPES = ("犯罪嫌疑人", "受害人", "被盗货币", "物品价值", "盗窃获利",
+         "被盗物品", "作案工具", "时间", "地点", "组织机构")
 LAWBENCH = ner.inventory(TYPES)
 
 
 @pytest.mark.parametrize("output, items", [
     # canonical names, a list marker, full-width colons; 、 splits one type's values
-    ("- 犯罪嫌疑人：黄某某\n- 受害人：戚某某、李某", (("犯罪嫌疑人", "黄某某"), ("受害人", "戚某某"), ("受害人", "李某"))),
-    # aliases: 被告人 → 犯罪嫌疑人, 被害人 → 受害人, 作案时间 → 时间, 日期 (shared with the plugin's tasks) → 时间
+    ("- 犯罪嫌疑人：黄某某\n- 受害人：戚某某、李某",
+     (("犯罪嫌疑人", "黄某某"), ("受害人", "戚某某"), ("受害人", "李某"))),
+    # aliases: 被告人 → 犯罪嫌疑人, 被害人 → 受害人, 作案时间 → 时间, 日期 (the plugin's tasks' too) → 时间
     ("被告人：黄某某\n被害人：戚某某\n作案时间：13时许\n日期：6月底", (("犯罪嫌疑人", "黄某某"), ("受害人", "戚某某"),
                                                   ("时间", "13时许"), ("时间", "6月底"))),
     # one line, groups separated by ；: each group is read (无 is no entity)

@@ -20,7 +20,8 @@ def _peer_names(rows: list[dict]) -> list[str]:
     names: list[str] = []
     for row in rows:
         for key in row:
-            if key not in ("model", "group", "n", "plugin", "published", "kinds", "gold_lines", "ner") and key not in names:
+            if key not in ("model", "group", "n", "plugin", "published", "kinds", "gold_lines", "ner") \
+                    and key not in names:
                 names.append(key)
     return names
 
