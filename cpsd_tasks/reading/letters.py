@@ -606,7 +606,7 @@ def _echo_then_own_text(turn: str, marker: re.Match, stem: str, listed: str) -> 
         return False
     since = turn.rfind("〖", 0, marker.start())
     copied = plain_text(turn[since + 1 if since >= 0 else 0:marker.start()]).replace("指令", "", 1)
-    copied = copied.replace(stem, "", 1).replace(listed, "", 1) if listed else copied.replace(stem, "", 1)
+    copied = copied.replace(stem, "", 1).replace(listed, "", 1)     # (an empty ``listed`` removes nothing)
     return len(copied) <= 4
 
 
