@@ -135,6 +135,11 @@ INCIDENT_TEXT = "报警人称：昨晚在小区门口发生交通事故，一辆
     ("小区门口发生交通事故，警方已到场", "交通事故"),
     # copied mention of one label beside the model's own other label: the own one
     ("昨晚在小区门口发生交通事故，一辆电动车撞倒行人后逃离现场。我认为是故意伤害", "故意伤害"),
+    # fenced label alone: named; full-width noise before a copied passage: still copied; empty, refusal: nothing
+    ("```\n交通事故\n```", "交通事故"),
+    ("ＡＢ报警人称：昨晚在小区门口发生交通事故，一辆电动车撞倒行人后逃离现场。", None),
+    ("", None),
+    ("抱歉，我无法判断。", None),
 ])
 def test_read_label_skips_mentions_copied_from_the_classified_text(raw, expected):
     assert read_label(raw, INCIDENT, source=INCIDENT_TEXT) == expected
