@@ -1,20 +1,23 @@
-"""Per-run task options (α, τ, τ_qa, BERTScore model …) and the scoring signature of a task.
+"""The run configuration of a task (α, τ, τ_qa, BERTScore model …) and its scoring signature.
 
 The harness passes a task's metadata (YAML ``metadata``, model args and ``--metadata``) only to
-the ``custom_dataset`` hook, not to ``process_results``; :func:`cpsd_tasks.data.harness_dataset`
-therefore records it here and metric code reads it back with :func:`get_option`. Options are
-per task id and per process, which is how the harness runs a task.
+the ``custom_dataset`` hook, not to ``process_results``. That hook
+(:func:`cpsd_tasks.data.harness_dataset`) therefore builds the task's :class:`RunConfig` once —
+checked, with every default filled in, frozen — with :func:`configure`, before any request is sent;
+metric code reads it back with :func:`run_config`. Nothing else writes it: report code that
+re-scores a stored run builds its own :class:`RunConfig` and passes it explicitly. Configurations
+are per task id and per process, which is how the harness runs a task.
 
-The same hook checks every option (:func:`check_options`) when the task is built, before any
-request is sent, and writes the task's **scoring signature** (:func:`signature`, like sacrebleu's)
-into the task's metadata, so the results JSON says how its numbers were computed: in
-``configs.<task>.metadata.cpsd_signature`` (the harness dumps each task's config there). The
-task YAMLs hold an empty ``cpsd_signature: {}`` slot that the hook fills in place — the hook gets
-the metadata as keyword arguments, so a nested dict is the one object it can change.
+The same hook writes the task's **scoring signature** (:func:`signature`, like sacrebleu's), built
+from the configuration, into the task's metadata, so the results JSON says how its numbers were
+computed: in ``configs.<task>.metadata.cpsd_signature`` (the harness dumps each task's config
+there). The task YAMLs hold an empty ``cpsd_signature: {}`` slot that the hook fills in place —
+the hook gets the metadata as keyword arguments, so a nested dict is the one object it can change.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -24,7 +27,12 @@ from typing import Any, Mapping, Optional, Sequence
 
 from cpsd_tasks.exceptions import DataError
 
-_OPTIONS: dict[str, dict[str, Any]] = {}
+#: Defaults of the IE mix weight α and fuzzy threshold τ (docs/metrics.md#information-extraction).
+DEFAULT_ALPHA = 0.5
+DEFAULT_TAU = 0.8
+#: Default 模糊 similarity threshold τ_qa of case_reading (docs/metrics.md#case-reading).
+TAU_QA_DEFAULT = 0.6
+
 #: Signatures of the tasks built in this process, by task id (see :func:`signature`).
 SIGNATURES: dict[str, dict[str, Any]] = {}
 
@@ -48,24 +56,138 @@ class OptionError(DataError):
         super().__init__(message, headline="invalid run option")
 
 
-def set_task_options(task_id: str, metadata: dict[str, Any]) -> None:
-    """Record the metadata the harness gave ``task_id``'s dataset hook (a shallow copy)."""
-    _OPTIONS[task_id] = dict(metadata)
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    """The cpsd run options of one task, checked once (docs/running.md#run-options).
+
+    Build it with :meth:`from_metadata`; ``RunConfig(task_id)`` is the configuration of a run
+    that sets no option.
+
+    Attributes:
+        task_id: the task id (``drug_ner``).
+        alpha: IE weight of the exact stage α in [0, 1] (default 0.5).
+        tau: IE fuzzy-match threshold τ in (0, 1] (default 0.8).
+        tau_qa: case_reading 模糊 threshold τ_qa in [0, 1] (default 0.6).
+        bertscore_model, bertscore_num_layers, bertscore_batch_size: as given in the metadata,
+            ``None`` when not given (the environment and the defaults are then used:
+            :func:`cpsd_tasks.generation.bertscore_settings`).
+    """
+
+    task_id: str
+    alpha: float = DEFAULT_ALPHA
+    tau: float = DEFAULT_TAU
+    tau_qa: float = TAU_QA_DEFAULT
+    bertscore_model: Optional[str] = None
+    bertscore_num_layers: Optional[int] = None
+    bertscore_batch_size: Optional[int] = None
+
+    @classmethod
+    def from_metadata(cls, task_id: str, metadata: Mapping[str, Any]) -> "RunConfig":
+        """Check every cpsd option in ``metadata`` and return the task's configuration.
+
+        Every option in :data:`RANGES` and :data:`INTEGERS` is checked whichever task it is given
+        to (``--metadata`` reaches all tasks; a bad value is a mistake wherever it lands); other
+        keys (``data_dir``, the harness's own) are ignored. For a generation task the BERTScore
+        settings are resolved too (environment variables); whether a local model folder can be
+        used is :meth:`check_model_folder`'s question (a run asks it, a re-scoring reports it).
+
+        Raises:
+            OptionError: a value out of range, not a number, or not an integer; ``bertscore_model``
+                empty or not a string; a BERTScore environment variable that is not an integer.
+            KeyError: ``task_id`` is unknown.
+        """
+        from cpsd_tasks.tasks import get_task
+
+        spec = get_task(task_id)
+        given = {k: v for k, v in metadata.items() if k in (*RANGES, *INTEGERS, "bertscore_model")
+                 and v not in (None, "")}
+        for name in RANGES:
+            if name in given:
+                _check_range(spec.id, name, given[name])
+        for name in INTEGERS:
+            if name in given:
+                _check_integer(spec.id, name, given[name])
+        model = given.get("bertscore_model")
+        if model is not None and not (isinstance(model, str) and model.strip()):
+            raise OptionError(f"cpsd_{spec.id}: option bertscore_model={model!r} must be a model name or a "
+                              "directory (or none to switch BERTScore off)")
+        values = {name: float(given[name]) for name in RANGES if name in given}
+        values.update({name: int(given[name]) for name in INTEGERS if name in given})
+        config = cls(spec.id, bertscore_model=model, **values)
+        if spec.kind == "generation":
+            config._bertscore_settings()
+        return config
+
+    def _bertscore_settings(self) -> Any:
+        from cpsd_tasks import generation
+
+        try:
+            s = generation.bertscore_settings(self)
+        except ValueError as err:  # $CPSD_BERTSCORE_NUM_LAYERS=eight …
+            raise OptionError(f"cpsd_{self.task_id}: {err}") from None
+        if s.num_layers is not None and s.num_layers < 1:
+            raise OptionError(f"cpsd_{self.task_id}: BERTScore layer {s.num_layers} must be an integer ≥ 1")
+        return s
+
+    def check_model_folder(self) -> None:
+        """For a generation task whose BERTScore model is a local folder: it must exist, hold
+        ``config.json``, the weights and the tokenizer, and load (config and tokenizer only).
+        Hub names are not looked up; other tasks have nothing to check.
+
+        Raises:
+            OptionError: the folder cannot be used (one line, with the fix).
+        """
+        from cpsd_tasks.tasks import get_task
+
+        if get_task(self.task_id).kind == "generation":
+            _check_bertscore_folder(self.task_id, self._bertscore_settings())
+
+    def scoring_options(self) -> dict[str, Any]:
+        """The options the task's metrics use, as the signature records them: ``alpha``/``tau``
+        for IE, ``tau_qa`` for case_reading, the resolved BERTScore settings for generation;
+        ``{}`` for the other tasks."""
+        from cpsd_tasks.tasks import get_task
+
+        kind = get_task(self.task_id).kind
+        if kind in ("ner", "re"):
+            return {"alpha": self.alpha, "tau": self.tau}
+        if kind == "reading":
+            return {"tau_qa": self.tau_qa}
+        if kind == "generation":
+            from cpsd_tasks import generation
+
+            s = generation.bertscore_settings(self)
+            return {"bertscore_model": s.model, "bertscore_num_layers": s.num_layers,
+                    "bertscore_rescale": False, "bertscore_idf": False}
+        return {}
 
 
-def get_option(task_id: str, name: str, default: Any, cast: type = str) -> Any:
-    """Return option ``name`` of ``task_id`` cast with ``cast``, or ``default`` when unset.
+_CONFIGS: dict[str, RunConfig] = {}
+
+
+def configure(task_id: str, metadata: Mapping[str, Any]) -> RunConfig:
+    """Build ``task_id``'s :class:`RunConfig` from the harness metadata and keep it for the
+    task's metric hooks (:func:`run_config`). Called by the dataset hook when the task is built
+    (and by tests that call metric hooks directly); a later build of the same task replaces it.
 
     Raises:
-        ValueError: the value is set but cannot be cast (e.g. ``alpha=abc``); the message names it.
+        OptionError: see :meth:`RunConfig.from_metadata` and :meth:`RunConfig.check_model_folder`.
     """
-    value = _OPTIONS.get(task_id, {}).get(name)
-    if value is None or value == "":
-        return default
-    try:
-        return cast(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"cpsd_{task_id}: option {name}={value!r} is not a valid {cast.__name__}") from None
+    config = RunConfig.from_metadata(task_id, metadata)
+    config.check_model_folder()
+    _CONFIGS[config.task_id] = config
+    return config
+
+
+def reset_run_configs() -> None:
+    """Forget every configuration :func:`configure` built in this process (tests)."""
+    _CONFIGS.clear()
+
+
+def run_config(task_id: str) -> RunConfig:
+    """The configuration :func:`configure` built for ``task_id`` in this process, or the defaults
+    (``RunConfig(task_id)``) when the task was not built here."""
+    return _CONFIGS.get(task_id) or RunConfig(task_id)
 
 
 def _check_range(task_id: str, name: str, raw: Any) -> None:
@@ -88,59 +210,6 @@ def _check_integer(task_id: str, name: str, raw: Any) -> None:
         ok = False
     if not ok:
         raise OptionError(f"cpsd_{task_id}: option {name}={raw!r} must be an integer ≥ {smallest}")
-
-
-def check_options(task_id: str) -> dict[str, Any]:
-    """Check every cpsd option set for ``task_id`` and resolve the ones the task scores with.
-
-    Every option in :data:`RANGES` and :data:`INTEGERS` is checked whichever task it is given to
-    (``--metadata`` reaches all tasks; a bad value is a mistake wherever it lands). Called by the
-    dataset hook, so a bad value stops the run when the tasks are built, before any request.
-
-    Returns:
-        The resolved options the task's metrics use (defaults filled in): ``alpha``/``tau`` for
-        IE, ``tau_qa`` for case_reading, the BERTScore settings for generation; ``{}`` otherwise.
-
-    Raises:
-        OptionError: a value out of range, not a number, or not an integer; ``bertscore_model``
-            empty or not a string; a BERTScore environment variable that is not an integer.
-    """
-    from cpsd_tasks.tasks import get_task
-
-    spec = get_task(task_id)
-    opts = _OPTIONS.get(spec.id, {})
-    for name in RANGES:
-        if opts.get(name) not in (None, ""):
-            _check_range(spec.id, name, opts[name])
-    for name in INTEGERS:
-        if opts.get(name) not in (None, ""):
-            _check_integer(spec.id, name, opts[name])
-    model = opts.get("bertscore_model")
-    if model is not None and not (isinstance(model, str) and model.strip()):
-        raise OptionError(f"cpsd_{spec.id}: option bertscore_model={model!r} must be a model name or a "
-                          "directory (or none to switch BERTScore off)")
-    if spec.kind in ("ner", "re"):
-        from cpsd_tasks import ie
-
-        alpha, tau = ie.run_options(spec.id)
-        return {"alpha": alpha, "tau": tau}
-    if spec.kind == "reading":
-        from cpsd_tasks import qa
-
-        return {"tau_qa": qa.tau_qa()}
-    if spec.kind == "generation":
-        from cpsd_tasks import generation
-
-        try:
-            s = generation.bertscore_settings(spec.id)
-        except ValueError as err:  # $CPSD_BERTSCORE_NUM_LAYERS=eight …
-            raise OptionError(f"cpsd_{spec.id}: {err}") from None
-        if s.num_layers is not None and s.num_layers < 1:
-            raise OptionError(f"cpsd_{spec.id}: BERTScore layer {s.num_layers} must be an integer ≥ 1")
-        _check_bertscore_folder(spec.id, s)
-        return {"bertscore_model": s.model, "bertscore_num_layers": s.num_layers,
-                "bertscore_rescale": False, "bertscore_idf": False}
-    return {}
 
 
 def _check_bertscore_folder(task_id: str, settings: Any) -> None:
@@ -207,13 +276,13 @@ def prompt_template(task_id: str, config_source: Optional[str] = None) -> Option
     return None
 
 
-def signature(task_id: str, docs: Mapping[str, Sequence[Mapping[str, Any]]], resolved: Mapping[str, Any],
+def signature(config: RunConfig, docs: Mapping[str, Sequence[Mapping[str, Any]]],
               template: Optional[str]) -> dict[str, Any]:
     """The scoring signature of a task: everything its numbers depend on besides the model.
 
     Args:
-        task_id: task id. docs: the loaded docs by split. resolved: :func:`check_options`'s result.
-        template: the ``doc_to_text`` template (:func:`prompt_template`).
+        config: the task's run configuration (:meth:`RunConfig.scoring_options` is recorded).
+        docs: the loaded docs by split. template: the ``doc_to_text`` template (:func:`prompt_template`).
 
     Returns:
         ``{"cpsd_tasks": version, "reader": :data:`cpsd_tasks.reading.READER_VERSION`, "metrics":
@@ -229,7 +298,7 @@ def signature(task_id: str, docs: Mapping[str, Sequence[Mapping[str, Any]]], res
     from cpsd_tasks.specs import METRICS_VERSION
     from cpsd_tasks.tasks import get_task
 
-    spec = get_task(task_id)
+    spec = get_task(config.task_id)
     sig: dict[str, Any] = {
         "cpsd_tasks": cpsd_tasks.__version__,
         "reader": READER_VERSION,
@@ -239,7 +308,7 @@ def signature(task_id: str, docs: Mapping[str, Sequence[Mapping[str, Any]]], res
         "data": data_digest(docs),
         "n_test": len(docs.get("test", ())),
         "n_fewshot": len(docs.get("fewshot", ())),
-        **resolved,
+        **config.scoring_options(),
     }
     if spec.kind == "generation":
         sig.update(jieba=_version("jieba"), sacrebleu=_version("sacrebleu"),

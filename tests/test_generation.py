@@ -16,7 +16,7 @@ import yaml
 from cpsd_tasks import generation as g
 from cpsd_tasks.baseline import answer, identify
 from cpsd_tasks.baseline.rules_tg import LEAD_CHARS, lead, sentences
-from cpsd_tasks.options import set_task_options
+from cpsd_tasks.options import RunConfig, configure, reset_run_configs
 from cpsd_tasks.report import rescore
 
 from conftest import ROOT, run_cpsd_eval
@@ -88,10 +88,10 @@ def clean_state(monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     g.reset_bertscore_state()
-    for task in TASKS:
-        set_task_options(task, {})
+    reset_run_configs()
     yield
     g.reset_bertscore_state()
+    reset_run_configs()
 
 
 @pytest.fixture
@@ -292,7 +292,7 @@ def _items(task: str, outputs: list) -> list[dict]:
 def test_bertscore_tiny_model_loaded_once_and_scored_in_one_call(tiny_bert, counting_scorer, caplog):
     caplog.set_level(logging.WARNING)
     for task in TASKS:
-        set_task_options(task, {"bertscore_model": str(tiny_bert), "bertscore_num_layers": 2})
+        configure(task, {"bertscore_model": str(tiny_bert), "bertscore_num_layers": 2})
     docs = demo_docs("case_summary")
     outputs = [docs[0]["reference"], "", "<think>未闭合", docs[3]["input"],
                "今天" * 400, lead(docs[5]["input"], 120)]
@@ -330,11 +330,12 @@ def test_truncation_is_explicit(tiny_bert):
 
 def test_missing_model_is_reported_missing_not_zero(caplog):
     caplog.set_level(logging.WARNING)
-    set_task_options("case_report", {"bertscore_model": "/nonexistent/bert-dir"})
+    # A folder that is gone by scoring time (a run's build refuses a missing one: test_options).
+    config = RunConfig("case_report", bertscore_model="/nonexistent/bert-dir")
     items = [p["bertscore_f1"] for p in _items("case_report", [d["reference"] for d in demo_docs("case_report")])]
-    value = g.agg_bertscore_f1(items)
+    value = g.agg_bertscore_f1(items, config)
     assert math.isnan(value) and g.is_missing(value)
-    assert math.isnan(g.agg_score(items))
+    assert math.isnan(g.agg_score(items, config))
     assert g.agg_bertscore_config(["case_report"]) == "MISSING: no such directory '/nonexistent/bert-dir'"
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 1  # logged once per task even though two metrics need it
@@ -360,29 +361,33 @@ def test_no_hub_access_is_reported_missing(caplog):
 
 
 def test_bertscore_switched_off_and_all_empty_outputs():
-    set_task_options("case_summary", {"bertscore_model": "none"})
+    configure("case_summary", {"bertscore_model": "none"})
     assert math.isnan(g.agg_bertscore_f1([["参考", "候选", "case_summary"]]))
     assert g.describe_bertscore("case_summary") == "MISSING: switched off (none)"
     # Nothing to score: the value is known without any model (0), and no model is loaded.
-    set_task_options("case_report", {"bertscore_model": "/nonexistent"})
-    assert g.agg_bertscore_f1([["参考", "", "case_report"], ["参考", " ", "case_report"]]) == 0.0
+    gone = RunConfig("case_report", bertscore_model="/nonexistent")
+    assert g.agg_bertscore_f1([["参考", "", "case_report"], ["参考", " ", "case_report"]], gone) == 0.0
     assert g.describe_bertscore("case_report").startswith("model not loaded: every output was empty")
 
 
 def test_settings_precedence_and_layers(monkeypatch):
     s = g.bertscore_settings("case_summary")
     assert (s.model, s.num_layers, s.origin) == ("bert-base-chinese", 8, "default")
+    configure("case_summary", {"bertscore_num_layers": 6})  # a task id reads the configuration it was built with
+    assert g.bertscore_settings("case_summary").num_layers == 6
+    reset_run_configs()
     monkeypatch.setenv(g.ENV_MODEL, "/models/models--bert-base-chinese/snapshots/abc123")
     s = g.bertscore_settings("case_summary")
     assert (s.num_layers, s.origin) == (8, "$CPSD_BERTSCORE_MODEL")
-    set_task_options("case_summary", {"bertscore_model": "/models/my-bert", "bertscore_num_layers": "6"})
-    s = g.bertscore_settings("case_summary")
+    given = RunConfig.from_metadata("case_summary", {"bertscore_model": "bert-base-chinese",
+                                                     "bertscore_num_layers": "6"})
+    assert (given.bertscore_model, given.bertscore_num_layers) == ("bert-base-chinese", 6)  # cast once
+    s = g.bertscore_settings(RunConfig("case_summary", bertscore_model="/models/my-bert", bertscore_num_layers=6))
     assert (s.model, s.num_layers, s.origin) == ("/models/my-bert", 6, "--metadata bertscore_model")
-    set_task_options("case_summary", {"bertscore_model": "/models/my-bert"})
-    assert g.bertscore_settings("case_summary").num_layers is None  # an error at scoring time
-    set_task_options("case_summary", {"bertscore_num_layers": "eight"})
-    with pytest.raises(ValueError, match="bertscore_num_layers"):
-        g.bertscore_settings("case_summary")
+    assert g.bertscore_settings(RunConfig("case_summary", bertscore_model="/models/my-bert")).num_layers is None
+    monkeypatch.setenv(g.ENV_NUM_LAYERS, "eight")
+    with pytest.raises(ValueError, match="CPSD_BERTSCORE_NUM_LAYERS='eight'"):
+        g.bertscore_settings(RunConfig("case_summary"))
 
 
 # --------------------------------------------------------------------------- baseline and YAML

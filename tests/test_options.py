@@ -8,13 +8,14 @@ import os
 import subprocess
 import sys
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 
 from cpsd_tasks import options, task_yaml
 from cpsd_tasks.data import harness_dataset
 from cpsd_tasks.data.loading import DEMO_DIR, load_task_docs
-from cpsd_tasks.options import OptionError, set_task_options
+from cpsd_tasks.options import OptionError, reset_run_configs
 from cpsd_tasks.reading import READER_VERSION
 from cpsd_tasks.specs import METRICS_VERSION
 from cpsd_tasks.tasks import TASKS
@@ -29,8 +30,7 @@ def no_options(monkeypatch):
     for var in ("CPSD_BERTSCORE_MODEL", "CPSD_BERTSCORE_NUM_LAYERS", "CPSD_BERTSCORE_BATCH_SIZE", "CPSD_DATA_DIR"):
         monkeypatch.delenv(var, raising=False)
     yield
-    for task in TASKS:
-        set_task_options(task, {})
+    reset_run_configs()
 
 
 # --------------------------------------------------------------------------- case 9: options
@@ -72,6 +72,38 @@ def test_good_options_are_resolved_into_the_signature():
                     cpsd_signature=slot)
     assert (slot["bertscore_model"], slot["bertscore_num_layers"], slot["bertscore_rescale"]) == \
         ("hfl/chinese-roberta-wwm-ext", 6, False)  # a hub name is not looked up
+
+
+def test_the_build_keeps_one_frozen_config_that_the_hooks_read():
+    import dataclasses
+
+    from cpsd_tasks import ie, qa
+    from cpsd_tasks.options import RunConfig, run_config
+
+    assert run_config("drug_re") == RunConfig("drug_re", alpha=0.5, tau=0.8)  # not built here: defaults
+    harness_dataset(task_id="drug_re", alpha="0.25", tau=1, tau_qa="0.3", data_dir=None)
+    config = run_config("drug_re")
+    assert config == RunConfig("drug_re", alpha=0.25, tau=1.0, tau_qa=0.3)  # cast once, "0.25" -> 0.25
+    assert ie.run_options("drug_re") == (0.25, 1.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.alpha = 0.9  # type: ignore[misc]
+    assert run_config("drug_ner") == RunConfig("drug_ner")  # per task id
+    harness_dataset(task_id="case_reading", tau_qa=0.7)
+    assert qa.tau_qa() == 0.7
+    with pytest.raises(OptionError):
+        harness_dataset(task_id="case_reading", tau_qa=7)
+    assert qa.tau_qa() == 0.7  # a refused build leaves the configuration it had
+
+
+def test_only_the_dataset_hook_builds_a_run_config():
+    """Report code (re-scoring, bootstraps) builds its own RunConfig and passes it; nothing but the
+    dataset hook calls ``configure`` or touches the registry."""
+    import re
+
+    root = Path(__file__).resolve().parents[1] / "cpsd_tasks"
+    writers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                     if p.name != "options.py" and re.search(r"\bconfigure\(|_CONFIGS", p.read_text(encoding="utf-8")))
+    assert writers == ["data/__init__.py"]
 
 
 # --------------------------------------------------------------------------- case 8: signature

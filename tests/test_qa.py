@@ -12,7 +12,7 @@ from cpsd_tasks.baseline import task_lines
 from cpsd_tasks.baseline.rules_qa import case_reading as reading_rule
 from cpsd_tasks.baseline.rules_qa import first_person_name, fuzzy_span, police_exam as exam_rule
 from cpsd_tasks.data.loading import DEMO_DIR, read_jsonl
-from cpsd_tasks.options import set_task_options
+from cpsd_tasks.options import configure
 from cpsd_tasks.qa import exact_span_match, fuzzy_span_match, judge_exam, judge_reading, process_results
 from cpsd_tasks.reading import extract_choices, letters_of, name_set, read_judgement
 from cpsd_tasks.reading import lexicon
@@ -177,15 +177,15 @@ def test_fuzzy_threshold_is_settable():
     doc = {"task": "case_reading", "qtype": "模糊", "answer": "骑红色无牌摩托车", "id": "x", "context": "c",
            "question": "q"}
     try:
-        set_task_options("case_reading", {"tau_qa": "0.8"})
+        configure("case_reading", {"tau_qa": "0.8"})
         assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ("模糊", 0.0)
-        set_task_options("case_reading", {"tau_qa": 0.7})
+        configure("case_reading", {"tau_qa": 0.7})
         assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ("模糊", 1.0)
-        set_task_options("case_reading", {"tau_qa": 1.5})
-        with pytest.raises(ValueError, match="tau_qa"):
-            process_results(doc, ["骑红色摩托车"])
+        with pytest.raises(ValueError, match="tau_qa=1.5"):
+            configure("case_reading", {"tau_qa": 1.5})
+        assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ("模糊", 1.0)  # 0.7 kept: refused
     finally:
-        set_task_options("case_reading", {})
+        configure("case_reading", {})
     assert process_results(doc, ["骑红色摩托车"])["acc_fuzzy"] == ("模糊", 1.0)        # default 0.6
 
 

@@ -5,7 +5,7 @@
   ``ls`` indexes its ~15k built-in tasks first and prints all of them);
 * ``cpsd-eval validate --tasks TASKS [--metadata …]`` takes what ``run`` takes (names, wildcards,
   ``--metadata data_dir=…`` in the ``k=v`` or the JSON form, ``$CPSD_DATA_DIR``) and checks every
-  requested task's data and the run options (:func:`cpsd_tasks.options.check_options`: ranges,
+  requested task's data and the run options (:meth:`cpsd_tasks.options.RunConfig.from_metadata`: ranges,
   a BERTScore model folder) without any endpoint. Every problem of every task is printed at
   once, one line each (``<file>:<line>: field '<name>': …``); exit 2 when there is one, else 0;
 * :func:`problems_before_run`: the same check, made by ``cpsd-eval run`` before any task is built.
@@ -118,7 +118,7 @@ def problems_before_run(leaves: Sequence[str], index: Any, metadata: Mapping[str
         in k of n task(s), one per line:`` followed by one line per problem.
     """
     from cpsd_tasks.data.loading import check_tasks
-    from cpsd_tasks.options import check_options, set_task_options
+    from cpsd_tasks.options import RunConfig
 
     ids = _data_ids(leaves, index)
     data_dir = metadata.get("data_dir")
@@ -128,9 +128,8 @@ def problems_before_run(leaves: Sequence[str], index: Any, metadata: Mapping[str
         return f"{err.headline}, nothing was sent to the model. {err}"
     if not errors:
         for task_id in ids:  # run options reach every task alike: the first bad one is enough
-            set_task_options(task_id, dict(metadata))
             try:
-                check_options(task_id)
+                RunConfig.from_metadata(task_id, metadata).check_model_folder()
             except DataError as err:
                 return f"{err.headline}, nothing was sent to the model. {err}"
         return None

@@ -25,8 +25,9 @@ def harness_dataset(**kwargs: Any):
 
     The harness calls this with the task metadata (YAML ``metadata``, model args, ``--metadata``,
     ``config_source``) and the YAML ``dataset_kwargs``, which must hold ``task_id``. Run options
-    (α, τ, BERTScore model …) are recorded with :func:`cpsd_tasks.options.set_task_options` and
-    checked (:func:`cpsd_tasks.options.check_options`); the task's scoring signature is written
+    (α, τ, BERTScore model …) are checked once and kept, frozen, as the task's
+    :class:`~cpsd_tasks.options.RunConfig` (:func:`cpsd_tasks.options.configure`), which the
+    metric hooks read; the task's scoring signature, built from it, is written
     into the metadata's ``cpsd_signature`` slot (see :mod:`cpsd_tasks.options`), from where the
     harness copies it into the results JSON (``configs.<task>.metadata.cpsd_signature``).
 
@@ -40,8 +41,7 @@ def harness_dataset(**kwargs: Any):
     """
     import datasets
 
-    from cpsd_tasks.options import (SIGNATURE_KEY, check_options, prompt_template, record_signature,
-                                    set_task_options, signature)
+    from cpsd_tasks.options import SIGNATURE_KEY, configure, prompt_template, record_signature, signature
 
     if "task_id" not in kwargs:
         raise KeyError("cpsd task YAML must set dataset_kwargs: {task_id: <task id>}")
@@ -49,11 +49,10 @@ def harness_dataset(**kwargs: Any):
     from cpsd_tasks.cli.unguarded import warn_once
 
     warn_once(kwargs)  # the harness's own API backend, unguarded (plain lm_eval): said once per run
-    set_task_options(spec.id, kwargs)
-    resolved = check_options(spec.id)
+    config = configure(spec.id, kwargs)
     base, is_demo = resolve_data_dir(kwargs.get("data_dir"))
     docs = load_task_docs(spec.id, str(base))
-    sig = signature(spec.id, docs, resolved, prompt_template(spec.id, kwargs.get("config_source")))
+    sig = signature(config, docs, prompt_template(spec.id, kwargs.get("config_source")))
     record_signature(spec.id, sig, kwargs.get(SIGNATURE_KEY))
     log.info("cpsd_%s: scoring signature %s", spec.id, sig["string"])
     if spec.kind == "generation":

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from cpsd_tasks.generation import adapters
+from cpsd_tasks.options import RunConfig
 from cpsd_tasks.generation.settings import (ENV_MODEL, ENV_NUM_LAYERS, BertScoreSettings,
                                             BertScoreUnavailable, bert_score_version,
                                             bertscore_settings)
@@ -168,7 +169,7 @@ class BertScorer:
                     time.perf_counter() - started)
         return scorer
 
-    def f1s(self, items: Sequence[Sequence[Any]]) -> list[float]:
+    def f1s(self, items: Sequence[Sequence[Any]], config: Optional[RunConfig] = None) -> list[float]:
         """BERTScore F1 of every ``[reference, candidate, task id]`` item, in one batched call.
 
         Empty candidates score 0 without the model; the others (and their references) are cut
@@ -179,6 +180,8 @@ class BertScorer:
 
         Args:
             items: per-sample items from ``process_results``, all of one task.
+            config: the run configuration to score with; default the one the task was built
+                with (:func:`cpsd_tasks.options.run_config`).
 
         Returns:
             F1 per item (raw BERTScore, no rescaling; in [0, 1] for real BERT models).
@@ -191,7 +194,7 @@ class BertScorer:
             return []
         task_id = items[0][2]
         try:
-            settings: Optional[BertScoreSettings] = bertscore_settings(task_id)
+            settings: Optional[BertScoreSettings] = bertscore_settings(config or task_id)
             settings_error = None
         except ValueError as err:
             settings, settings_error = None, BertScoreUnavailable(f"bad BERTScore option: {err}",
@@ -351,10 +354,11 @@ def get_scorer(settings: BertScoreSettings):
     return bert_scorer().load(settings)
 
 
-def bertscore_f1s(items: Sequence[Sequence[Any]]) -> list[float]:
+def bertscore_f1s(items: Sequence[Sequence[Any]], config: Optional[RunConfig] = None) -> list[float]:
     """:meth:`BertScorer.f1s` of the process's scorer: BERTScore F1 per ``[reference, candidate,
-    task id]`` item, in [0, 1] for real BERT models. Raises :class:`BertScoreUnavailable`."""
-    return bert_scorer().f1s(items)
+    task id]`` item, in [0, 1] for real BERT models, with ``config``'s BERTScore options (default
+    the task's own). Raises :class:`BertScoreUnavailable`."""
+    return bert_scorer().f1s(items, config)
 
 
 def describe_bertscore(task_id: str) -> str:

@@ -24,6 +24,7 @@ from cpsd_tasks.generation.bertscore import bertscore_f1s, describe_bertscore
 from cpsd_tasks.generation.overlap import TEXT_METRICS, text_scores
 from cpsd_tasks.generation.settings import BertScoreUnavailable
 from cpsd_tasks.generation.tokens import clean
+from cpsd_tasks.options import RunConfig
 from cpsd_tasks.reading.prepare import strip_think
 from cpsd_tasks.reading.turns import written_turn
 from cpsd_tasks.taxonomy import reading
@@ -74,20 +75,23 @@ def process_results(doc: dict[str, Any], results: Sequence[Optional[str]]) -> di
     }
 
 
-def agg_bertscore_f1(items: Sequence[Sequence[Any]]) -> float:
-    """Aggregation of ``bertscore_f1``: mean BERTScore F1 in [0, 1], or NaN when missing."""
+def agg_bertscore_f1(items: Sequence[Sequence[Any]], config: Optional[RunConfig] = None) -> float:
+    """Aggregation of ``bertscore_f1``: mean BERTScore F1 in [0, 1], or NaN when missing.
+
+    ``config``: the run configuration to score with (re-scoring a stored run); default the one
+    the task was built with."""
     if not items:
         return float("nan")
     try:
-        f1s = bertscore_f1s(items)
+        f1s = bertscore_f1s(items, config)
     except BertScoreUnavailable:
         return float("nan")
     return sum(f1s) / len(f1s)
 
 
-def agg_score(items: Sequence[Sequence[Any]]) -> float:
+def agg_score(items: Sequence[Sequence[Any]], config: Optional[RunConfig] = None) -> float:
     """Aggregation of ``score``: the task's primary metric ``bertscore_f1`` (NaN when missing)."""
-    return agg_bertscore_f1(items)
+    return agg_bertscore_f1(items, config)
 
 
 def agg_bertscore_config(items: Sequence[str]) -> str:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 from cpsd_tasks.generation import adapters
-from cpsd_tasks.options import get_option
+from cpsd_tasks.options import RunConfig, run_config
 
 DEFAULT_BERTSCORE_MODEL = "bert-base-chinese"
 DEFAULT_BERTSCORE_BATCH_SIZE = 32
@@ -93,25 +93,31 @@ def _env_int(name: str) -> Optional[int]:
         raise ValueError(f"${name}={value!r} is not an integer") from None
 
 
-def bertscore_settings(task_id: str) -> BertScoreSettings:
-    """Resolve the BERTScore options of ``task_id`` (``--metadata`` > environment > default).
+def bertscore_settings(config: Union[RunConfig, str]) -> BertScoreSettings:
+    """Resolve the BERTScore options of a run (``--metadata`` > environment > default).
+
+    Args:
+        config: the task's :class:`~cpsd_tasks.options.RunConfig`, or a task id for the one the
+            task was built with (:func:`cpsd_tasks.options.run_config`).
 
     Raises:
-        ValueError: a numeric option cannot be read as an integer (the message names it).
+        ValueError: a BERTScore environment variable is not an integer (the message names it).
     """
-    model = get_option(task_id, "bertscore_model", None)
+    if isinstance(config, str):
+        config = run_config(config)
+    model = config.bertscore_model
     origin = "--metadata bertscore_model"
     if model is None and os.environ.get(ENV_MODEL):
         model, origin = os.environ[ENV_MODEL], f"${ENV_MODEL}"
     if model is None:
         model, origin = DEFAULT_BERTSCORE_MODEL, "default"
     model = str(model).strip()
-    layers = get_option(task_id, "bertscore_num_layers", None, int)
+    layers = config.bertscore_num_layers
     if layers is None:
         layers = _env_int(ENV_NUM_LAYERS)
     if layers is None and model.lower() not in DISABLED:  # _known_layers imports bert_score
         layers = _known_layers(model)
-    batch = get_option(task_id, "bertscore_batch_size", None, int)
+    batch = config.bertscore_batch_size
     if batch is None:
         batch = _env_int(ENV_BATCH_SIZE)
     if batch is None:

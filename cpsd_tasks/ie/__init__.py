@@ -34,7 +34,7 @@ The package, along the lines of lm-eval's ``ifeval`` folder (logic modules under
   declarations, fences, strict and repaired JSON);
 * :mod:`~cpsd_tasks.ie.schema` — the metric's constants, gold items;
 * :mod:`~cpsd_tasks.ie.match` — exact + optimal fuzzy matching, P/R/F1 and the α mix, :func:`judge`;
-* :mod:`~cpsd_tasks.ie.hooks` — ``process_docs``, ``doc_to_target``, ``process_results`` and the
+* :mod:`~cpsd_tasks.ie.hooks` — ``doc_to_target``, ``process_results`` and the
   aggregations the YAMLs name.
 
 The names below are reached as ``cpsd_tasks.ie.<name>`` (YAML ``!function``, :mod:`cpsd_tasks.specs`,
@@ -44,7 +44,7 @@ The names below are reached as ``cpsd_tasks.ie.<name>`` (YAML ``!function``, :mo
 from __future__ import annotations
 
 from cpsd_tasks.ie import hooks, match, schema
-from cpsd_tasks.ie.hooks import (agg_f1_pooled, agg_f1_type, doc_to_target, process_docs, process_results,
+from cpsd_tasks.ie.hooks import (agg_f1_pooled, agg_f1_type, doc_to_target, process_results,
                                  run_options)
 from cpsd_tasks.ie.match import (Counts, DocScores, Judgement, best_assignment, doc_scores, judge, match_entities,
                                  match_relations, prf)
@@ -54,7 +54,7 @@ from cpsd_tasks.tasks import get_task
 
 __all__ = [
     # hooks (named by the YAMLs and cpsd_tasks.specs)
-    "process_docs", "doc_to_target", "process_results", "agg_f1_pooled", "agg_f1_type", "run_options",
+    "doc_to_target", "process_results", "agg_f1_pooled", "agg_f1_type", "run_options",
     # matching and scores
     "match_entities", "match_relations", "best_assignment", "Counts", "prf", "DocScores", "doc_scores",
     "Judgement", "judge",

@@ -1,8 +1,8 @@
 """IE harness hooks: the functions the task YAMLs and :mod:`cpsd_tasks.specs` name (docs/metrics.md).
 
-``process_docs`` (checks α and τ before any request), ``doc_to_target``, ``process_results`` and
-the aggregations ``agg_f1_pooled`` (``f1_micro``) and ``agg_f1_type`` (``f1_<type>``), plus
-:func:`run_options`, the run's α and τ. The harness writes each hook's source into the results JSON
+``doc_to_target``, ``process_results`` and the aggregations ``agg_f1_pooled`` (``f1_micro``) and
+``agg_f1_type`` (``f1_<type>``), plus :func:`run_options`, the run's α and τ (from the task's
+:class:`~cpsd_tasks.options.RunConfig`). The harness writes each hook's source into the results JSON
 (``configs``): a change of their text (docstrings included) changes that file.
 """
 
@@ -13,42 +13,16 @@ import math
 from typing import Any, Optional, Sequence
 
 from cpsd_tasks.ie.match import Counts, doc_scores, judge
-from cpsd_tasks.ie.schema import DEFAULT_ALPHA, DEFAULT_TAU
-from cpsd_tasks.options import get_option
+from cpsd_tasks.options import run_config
 from cpsd_tasks.specs import CountItem
 from cpsd_tasks.taxonomy import reading
 from cpsd_tasks.tasks import get_task
 
 def run_options(task_id: str) -> tuple[float, float]:
-    """The run's ``(alpha, tau)`` for a task, from the harness metadata (defaults 0.5, 0.8).
-
-    Raises:
-        ValueError: a value is not a number, ``alpha`` is outside [0, 1] or ``tau`` outside (0, 1].
-    """
-    alpha = get_option(task_id, "alpha", DEFAULT_ALPHA, float)
-    tau = get_option(task_id, "tau", DEFAULT_TAU, float)
-    if not 0.0 <= alpha <= 1.0:
-        raise ValueError(f"cpsd_{task_id}: option alpha={alpha} must be in [0, 1]")
-    if not 0.0 < tau <= 1.0:
-        raise ValueError(f"cpsd_{task_id}: option tau={tau} must be in (0, 1]")
-    return alpha, tau
-
-
-def process_docs(dataset: Any) -> Any:
-    """lm-eval ``process_docs`` hook: check α/τ before any request is sent; docs are unchanged.
-
-    Args:
-        dataset: a split from :func:`cpsd_tasks.data.harness_dataset` (rows carry ``task``).
-
-    Returns:
-        ``dataset`` itself.
-
-    Raises:
-        ValueError: see :func:`run_options`.
-    """
-    if len(dataset):
-        run_options(dataset[0]["task"])
-    return dataset
+    """The run's ``(alpha, tau)`` for a task: its :class:`~cpsd_tasks.options.RunConfig`, checked
+    when the task was built (defaults 0.5, 0.8)."""
+    config = run_config(task_id)
+    return config.alpha, config.tau
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:

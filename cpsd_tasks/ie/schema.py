@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Defaults of the mix weight α and the fuzzy threshold τ (docs/metrics.md#information-extraction),
+#: declared with the run configuration (:class:`cpsd_tasks.options.RunConfig`).
+from cpsd_tasks.options import DEFAULT_ALPHA, DEFAULT_TAU  # noqa: F401  (re-exported)
 from cpsd_tasks.reading.ie_names import norm_text
 
-#: Defaults of the mix weight α and the fuzzy threshold τ (docs/metrics.md#information-extraction).
-DEFAULT_ALPHA = 0.5
-DEFAULT_TAU = 0.8
 #: Types that never match fuzzily (docs/metrics.md#information-extraction): names, amounts, identifiers.
 EXACT_ONLY_TYPES = frozenset({"人名", "报案人", "金额", "电话号码", "社交账号"})
 #: Length floor (characters, after normalisation) for a fuzzy match: both strings must be at least

@@ -6,25 +6,18 @@ results JSON (``configs``), so their text (docstrings included) is kept as it wa
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Optional, Sequence
 
-from cpsd_tasks.options import get_option
+from cpsd_tasks.options import run_config
 from cpsd_tasks.qa.score import TAU_QA_DEFAULT, judge_exam, judge_reading
 from cpsd_tasks.specs import QA_TYPE_METRICS, TypeItem
 from cpsd_tasks.tasks import get_task
 from cpsd_tasks.taxonomy import reading
 
 def tau_qa() -> float:
-    """The 模糊 threshold τ_qa for this run: ``--metadata '{"tau_qa": x}'``, default 0.6.
-
-    Raises:
-        ValueError: the value is not a number in [0, 1].
-    """
-    tau = get_option("case_reading", "tau_qa", TAU_QA_DEFAULT, float)
-    if not 0.0 <= tau <= 1.0 or math.isnan(tau):
-        raise ValueError(f"cpsd_case_reading: option tau_qa={tau!r} must be in [0, 1]")
-    return tau
+    """The 模糊 threshold τ_qa for this run, in [0, 1]: ``--metadata '{"tau_qa": x}'`` as case_reading's
+    :class:`~cpsd_tasks.options.RunConfig` holds it (checked when the task was built), default 0.6."""
+    return run_config("case_reading").tau_qa
 
 
 # --------------------------------------------------------------------------- harness hooks

@@ -13,6 +13,9 @@ from typing import Any, Mapping, Optional
 
 from rapidfuzz.distance import Levenshtein
 
+#: Default 模糊 similarity threshold τ_qa (docs/metrics.md#case-reading); ``--metadata '{"tau_qa": x}'``
+#: overrides it. Declared with the run configuration (:class:`cpsd_tasks.options.RunConfig`).
+from cpsd_tasks.options import TAU_QA_DEFAULT
 from cpsd_tasks.reading.judgements import read_judgement
 from cpsd_tasks.reading.letters import letters_of, read_choices
 from cpsd_tasks.reading.lexicon import EXAM_TF_ALIASES, EXAM_TF_SHORT, READING_JUDGE_ALIASES, READING_JUDGE_SHORT
@@ -44,9 +47,6 @@ def exact_span_match(output: Optional[str], gold: str) -> bool:
 
 #: An answer that opens with one of these denies the span that follows it (模糊 rule).
 _SPAN_DENIALS = ("不是", "并非", "并不是", "不在", "没有", "不是在")
-#: Default 模糊 similarity threshold τ_qa (docs/metrics.md#case-reading); ``--metadata '{"tau_qa": x}'``
-#: overrides it.
-TAU_QA_DEFAULT = 0.6
 
 
 def fuzzy_span_match(output: Optional[str], gold: str, tau: float = TAU_QA_DEFAULT) -> bool:

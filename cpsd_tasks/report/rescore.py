@@ -29,6 +29,7 @@ thin shim. The sample logs are found and read by the reader
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -39,7 +40,8 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from cpsd_tasks import generation
-from cpsd_tasks.options import set_task_options
+from cpsd_tasks.exceptions import DataError
+from cpsd_tasks.options import RunConfig
 from cpsd_tasks.report.files import find_sample_logs, results_of_samples
 from cpsd_tasks.report.jsonio import read_jsonl_lines, sample_output
 from cpsd_tasks.tasks import TASKS as REGISTRY
@@ -99,8 +101,9 @@ def run_values(samples_file: Path, name: str) -> dict[str, Any]:
     return {key.split(",")[0]: value for key, value in row.items() if key.endswith(",none")}
 
 
-def rescore_file(path: Path, task: str) -> dict[str, Any]:
-    """Recompute every metric of one sample log (filter ``none``).
+def rescore_file(path: Path, task: str, config: Optional[RunConfig] = None) -> dict[str, Any]:
+    """Recompute every metric of one sample log (filter ``none``), BERTScore with ``config``'s
+    options (default: the task's defaults and the environment).
 
     Returns:
         ``{metric: value}``: floats (NaN for a missing BERTScore), ``bertscore_config`` a string,
@@ -115,19 +118,22 @@ def rescore_file(path: Path, task: str) -> dict[str, Any]:
         doc.setdefault("task", task)
         for metric, value in generation.process_results(doc, [sample_output(sample)]).items():
             per_metric[metric].append(value)
+    config = config or RunConfig(task)
     out: dict[str, Any] = {}
     for metric, values in per_metric.items():
         aggregate = AGGREGATIONS.get(metric)
+        if metric in ("bertscore_f1", "score"):
+            aggregate = functools.partial(aggregate, config=config)
         out[metric] = aggregate(values) if aggregate else sum(values) / len(values)
     out["n"] = len(per_metric.get("score", []))
     return out
 
 
-def _switched_off(task: str) -> bool:
-    """True when ``task``'s BERTScore is off on purpose (``--bertscore-model none`` or
+def _switched_off(config: RunConfig) -> bool:
+    """True when the task's BERTScore is off on purpose (``--bertscore-model none`` or
     ``$CPSD_BERTSCORE_MODEL=none``); False too when its options cannot be read (a real error)."""
     try:
-        return generation.bertscore_settings(task).disabled
+        return generation.bertscore_settings(config).disabled
     except ValueError:
         return False
 
@@ -168,8 +174,13 @@ def requested_tasks(parser: argparse.ArgumentParser, spec: str) -> tuple[str, ..
     return tasks
 
 
-def set_bertscore_options(args: argparse.Namespace, tasks: Sequence[str]) -> None:
-    """Record ``--bertscore-model``, ``--num-layers`` and ``--batch-size`` as each task's run options."""
+def run_configs(args: argparse.Namespace, tasks: Sequence[str]) -> dict[str, RunConfig]:
+    """Each task's :class:`~cpsd_tasks.options.RunConfig` from ``--bertscore-model``,
+    ``--num-layers`` and ``--batch-size`` (checked as a run's options are).
+
+    Raises:
+        cpsd_tasks.options.OptionError: a value a run would refuse (e.g. ``--num-layers 0``).
+    """
     options: dict[str, Any] = {}
     if args.bertscore_model:
         options["bertscore_model"] = args.bertscore_model
@@ -177,8 +188,7 @@ def set_bertscore_options(args: argparse.Namespace, tasks: Sequence[str]) -> Non
         options["bertscore_num_layers"] = args.num_layers
     if args.batch_size is not None:
         options["bertscore_batch_size"] = args.batch_size
-    for task in tasks:
-        set_task_options(task, options)
+    return {task: RunConfig.from_metadata(task, options) for task in tasks}
 
 
 @dataclass
@@ -197,16 +207,18 @@ class RunRescore:
     switched_off: bool = False
 
 
-def rescore_run(files: dict[str, Path]) -> RunRescore:
-    """Rescore one run's generation sample logs (``{task: samples file}``), printing each metric
-    beside the run's own value as a Markdown table row."""
+def rescore_run(files: dict[str, Path], configs: Optional[dict[str, RunConfig]] = None) -> RunRescore:
+    """Rescore one run's generation sample logs (``{task: samples file}``) with ``configs``
+    (``{task: RunConfig}``, default each task's defaults), printing each metric beside the run's
+    own value as a Markdown table row."""
     done = RunRescore(results={}, group={})
     for task, path in sorted(files.items(), key=lambda kv: TASKS.index(kv[0])):
-        values = rescore_file(path, task)
+        config = (configs or {}).get(task) or RunConfig(task)
+        values = rescore_file(path, task, config)
         before = run_values(path, f"cpsd_{task}")
         done.results[f"cpsd_{task}"] = {"source": str(path.resolve()), **values}
         if generation.is_missing(values.get("bertscore_f1")):
-            if _switched_off(task):
+            if _switched_off(config):
                 done.switched_off = True
             else:
                 done.missing = True
@@ -228,7 +240,11 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-rescore") -> in
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     tasks = requested_tasks(parser, args.tasks)
-    set_bertscore_options(args, tasks)
+    try:
+        configs = run_configs(args, tasks)
+    except DataError as err:
+        print(f"rescore: {err}", file=sys.stderr)
+        return 2
 
     if not args.output_dir.exists():
         print(f"rescore: {args.output_dir} does not exist", file=sys.stderr)
@@ -248,7 +264,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "cpsd-rescore") -> in
     for folder, files in sorted(runs.items()):
         name = str(folder.relative_to(args.output_dir)) if args.output_dir.is_dir() else str(folder)
         print(f"\n## {name}\n\n| task | metric | rescored | in run |\n|---|---|---:|---:|")
-        done = rescore_run(files)
+        done = rescore_run(files, configs)
         missing, switched_off = missing or done.missing, switched_off or done.switched_off
         report["runs"][name] = {
             "folder": str(folder.resolve()),

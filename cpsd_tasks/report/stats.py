@@ -27,6 +27,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from cpsd_tasks.exceptions import DataError
 from cpsd_tasks.report.aggregations import aggregation_for, mean_aggregation
 from cpsd_tasks.report.jsonio import to_number
 from cpsd_tasks.report.runs import TaskRun
@@ -111,14 +112,17 @@ def per_sample_scores(tr: TaskRun, metric: str, items: Sequence[Any],
         return None
     if _is_bertscore(fn):
         from cpsd_tasks import generation
-        from cpsd_tasks.options import set_task_options
+        from cpsd_tasks.options import RunConfig
 
-        set_task_options(tr.task, dict(tr.config.get("metadata") or {}))
+        try:  # the stored run's own BERTScore options, read, not written anywhere
+            config = RunConfig.from_metadata(tr.task, dict(tr.config.get("metadata") or {}))
+        except DataError:
+            return None
         scorer_log = logging.getLogger("cpsd_tasks.generation")
         level = scorer_log.level
         scorer_log.setLevel(logging.CRITICAL)  # its per-task ERROR is for runs; the report says it once
         try:
-            return np.asarray(generation.bertscore_f1s(items), dtype=float)
+            return np.asarray(generation.bertscore_f1s(items, config), dtype=float)
         finally:
             scorer_log.setLevel(level)
     return None
