@@ -29,9 +29,9 @@ REALOUT = (ROOT.parent / "shared" / "realout").resolve()
 #: targets: single ≥ 0.97, multi ≥ 0.95, false credit ≤ 0.5 %). Empty until then.
 PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     # reader 4, on the whole graded set of each corpus: (accuracy at least, false credits at most)
-    ("disc", "all", "multi"): (0.949, 9), ("disc", "all", "single"): (0.972, 2),
-    ("lexeval", "all", "multi"): (0.975, 5), ("lexeval", "all", "single"): (0.965, 9),
-    ("lawbench_tasks", "all", "single"): (0.910, 54), ("lawbench_tasks", "all", "label"): (0.931, 51),
+    ("disc", "all", "multi"): (0.951, 10), ("disc", "all", "single"): (0.971, 2),
+    ("lexeval", "all", "multi"): (0.975, 6), ("lexeval", "all", "single"): (0.971, 10),
+    ("lawbench_tasks", "all", "single"): (0.911, 67), ("lawbench_tasks", "all", "label"): (0.933, 66),
     # the sets a frozen reader read first (audit.graded.FIRST_READS), as reader 4 reads them
     ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
     ("disc", "disc6", "multi"): (0.953, 1), ("disc", "disc6", "single"): (0.953, 0),
@@ -41,6 +41,9 @@ PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     ("lexeval", "lexeval6", "multi"): (0.946, 0), ("lexeval", "lexeval6", "single"): (0.953, 2),
     ("lawbench_tasks", "argument3", "single"): (0.916, 9), ("lawbench_tasks", "labels3", "label"): (0.923, 12),
     ("lawbench_tasks", "argument4", "single"): (0.896, 16), ("lawbench_tasks", "labels4", "label"): (0.936, 11),
+    ("disc", "disc8", "multi"): (0.970, 1), ("disc", "disc8", "single"): (0.970, 0),
+    ("lexeval", "lexeval7", "multi"): (0.980, 1), ("lexeval", "lexeval7", "single"): (0.995, 1),
+    ("lawbench_tasks", "argument5", "single"): (0.916, 13), ("lawbench_tasks", "labels5", "label"): (0.940, 15),
 }
 
 
@@ -327,9 +330,9 @@ def test_disc_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("disc", cache)
     assert "## disc: plugin vs peer, 6 models" in report and "### disc: reading against the graded set" in report
-    assert scores[("all", "multi")]["plugin"].n == 1375 and scores[("all", "single")]["plugin"].n == 725
-    assert "| all | multi | 1375 | DISC | 0.7367 | 258 | 57 | 47 | 66 (4.8%) |" in report
-    assert _counts(scores[("all", "single")]["DISC"]) == (725, 664, 21, 33, 7, 12)
+    assert scores[("all", "multi")]["plugin"].n == 1475 and scores[("all", "single")]["plugin"].n == 925
+    assert "| all | multi | 1475 | DISC | 0.7356 | 281 | 58 | 51 | 69 (4.7%) |" in report
+    assert _counts(scores[("all", "single")]["DISC"]) == (925, 853, 24, 40, 8, 15)
     # DISC's rule as re-expressed gives, model by model and task by task, the item counts of DISC's own
     # code re-run on these files (disc_peer_recomputed.csv; its published figures differ in 16 of 60)
     import csv
@@ -358,9 +361,9 @@ def test_lexeval_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lexeval", cache)
     assert "## lexeval: plugin vs peer, 26 models" in report
-    assert scores[("all", "multi")]["plugin"].n == 1050 and scores[("all", "single")]["plugin"].n == 750
-    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (1050, 947, 74, 7, 22, 13)
-    assert _counts(scores[("all", "single")]["LexEval exact"]) == (750, 672, 62, 6, 10, 12)
+    assert scores[("all", "multi")]["plugin"].n == 1150 and scores[("all", "single")]["plugin"].n == 950
+    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (1150, 1037, 80, 7, 26, 14)
+    assert _counts(scores[("all", "single")]["LexEval exact"]) == (950, 841, 87, 7, 15, 19)
     # LexEval's accuracy rule as re-expressed equals the corpus's own run of LexEval's code, model by model
     import csv
 
@@ -380,7 +383,7 @@ def test_lawbench_tasks_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lawbench_tasks", cache)
     assert "## lawbench_tasks: plugin vs peer, 34 models" in report and "2-6 not read" not in report
-    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 1200
+    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 1500
     # LawBench's rule on argument1, counted here from the raw outputs: right when the set of A–E
     # letters occurring equals the graded letters
     outputs: dict[str, dict[str, str]] = {}
@@ -393,7 +396,7 @@ def test_lawbench_tasks_audit(audit_run):
                 outputs[row["model"]] = {r["id"]: r["output"] for r in map(json.loads, handle)}
         right += ("".join(sorted(set(outputs[row["model"]][row["id"]]) & set("ABCDE"))) or "NONE") == row["answer"]
     assert scores[("argument1", "single")]["LawBench"].right == right == 170
-    assert _counts(scores[("all", "label")]["LawBench"]) == (1200, 952, 187, 3, 58, 36)
+    assert _counts(scores[("all", "label")]["LawBench"]) == (1500, 1191, 234, 4, 71, 45)
     # LawBench's rules as re-expressed give LawBench's published 2-2, 2-4 and 2-8 for every model
     rows = corpora.model_table(corpus, read)
     for row in rows:
@@ -432,7 +435,7 @@ def test_lawbench_section_and_the_timing_line(audit_run):
 
 
 def test_graded_files_are_well_formed():
-    for name, expected in (("disc", 2100), ("lexeval", 1800), ("lawbench_tasks", 2400)):
+    for name, expected in (("disc", 2400), ("lexeval", 2100), ("lawbench_tasks", 3000)):
         rows = audit.load_graded(ROOT / graded.GRADED_FILES[name])
         assert len(rows) == expected and len({(r["model"], r["id"]) for r in rows}) == expected
         for row in rows:
@@ -441,7 +444,7 @@ def test_graded_files_are_well_formed():
             if "multi" in row or row["id"].startswith("2-8"):
                 assert row["answer"] == "NONE" or re.fullmatch(r"A?B?C?D?E?", row["answer"]) and row["answer"]
     sets = {r["set"] for r in audit.load_graded(ROOT / graded.GRADED_FILES["lawbench_tasks"])}
-    assert sets == {"argument1", "argument2", "argument3", "argument4", "labels1", "labels2", "labels3", "labels4"}
+    assert sets == {f"{kind}{n}" for kind in ("argument", "labels") for n in range(1, 6)}
 
 
 # --------------------------------------------------------------------------- the docs block (--into)
