@@ -48,7 +48,7 @@ def prompt_seconds(tasks: dict[str, Any]) -> tuple[int, dict[str, float]]:
 
     A run pays for prompts too, though they are not parse + metrics. Returns the number of docs too.
     """
-    from cpsd_tasks import prompts as cpsd_prompts
+    from cpsd_tasks.cli import prompts as cpsd_prompts
     from cpsd_tasks.tasks import TASKS
 
     all_docs = [(tasks[spec.harness_name], paper_docs(tasks[spec.harness_name], spec.paper_size))

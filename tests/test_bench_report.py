@@ -142,3 +142,24 @@ def test_benchmarks_is_a_development_package_outside_the_wheel():
     importers = [str(p.relative_to(ROOT)) for p in (ROOT / "cpsd_tasks").rglob("*.py")
                  if "import benchmarks" in (text := p.read_text(encoding="utf-8")) or "from benchmarks" in text]
     assert importers == []
+
+
+def test_every_cpsd_tasks_import_inside_the_benchmarks_resolves():
+    """The parts import the package lazily, inside functions; a module move must not break them
+    (``from cpsd_tasks import prompts`` survived the move to ``cpsd_tasks.cli`` once)."""
+    import ast
+    import importlib
+
+    root = Path(__file__).resolve().parents[1] / "benchmarks"
+    broken = []
+    for path in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("cpsd_tasks"):
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    if not hasattr(module, alias.name):
+                        try:
+                            importlib.import_module(f"{node.module}.{alias.name}")
+                        except ImportError:
+                            broken.append(f"{path.name}:{node.lineno}: from {node.module} import {alias.name}")
+    assert not broken, "\n".join(broken)
