@@ -29,8 +29,8 @@ REALOUT = (ROOT.parent / "shared" / "realout").resolve()
 #: targets: single ≥ 0.97, multi ≥ 0.95, false credit ≤ 0.5 %). Empty until then.
 PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     # reader 4, on the whole graded set of each corpus: (accuracy at least, false credits at most)
-    ("disc", "all", "multi"): (0.951, 10), ("disc", "all", "single"): (0.971, 2),
-    ("lexeval", "all", "multi"): (0.975, 6), ("lexeval", "all", "single"): (0.971, 10),
+    ("disc", "all", "multi"): (0.946, 11), ("disc", "all", "single"): (0.964, 3),
+    ("lexeval", "all", "multi"): (0.974, 10), ("lexeval", "all", "single"): (0.969, 14),
     ("lawbench_tasks", "all", "single"): (0.911, 67), ("lawbench_tasks", "all", "label"): (0.933, 66),
     # the sets a frozen reader read first (audit.graded.FIRST_READS), as reader 4 reads them
     ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
@@ -44,6 +44,8 @@ PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     ("disc", "disc8", "multi"): (0.970, 1), ("disc", "disc8", "single"): (0.970, 0),
     ("lexeval", "lexeval7", "multi"): (0.980, 1), ("lexeval", "lexeval7", "single"): (0.995, 1),
     ("lawbench_tasks", "argument5", "single"): (0.916, 13), ("lawbench_tasks", "labels5", "label"): (0.940, 15),
+    ("disc", "disc9", "multi"): (0.915, 1), ("disc", "disc9", "single"): (0.930, 1),
+    ("lexeval", "lexeval8", "multi"): (0.970, 4), ("lexeval", "lexeval8", "single"): (0.960, 4),
 }
 
 
@@ -330,9 +332,9 @@ def test_disc_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("disc", cache)
     assert "## disc: plugin vs peer, 6 models" in report and "### disc: reading against the graded set" in report
-    assert scores[("all", "multi")]["plugin"].n == 1475 and scores[("all", "single")]["plugin"].n == 925
-    assert "| all | multi | 1475 | DISC | 0.7356 | 281 | 58 | 51 | 69 (4.7%) |" in report
-    assert _counts(scores[("all", "single")]["DISC"]) == (925, 853, 24, 40, 8, 15)
+    assert scores[("all", "multi")]["plugin"].n == 1675 and scores[("all", "single")]["plugin"].n == 1125
+    assert "| all | multi | 1675 | DISC | 0.7313 | 322 | 66 | 62 | 79 (4.7%) |" in report
+    assert _counts(scores[("all", "single")]["DISC"]) == (1125, 1028, 30, 56, 11, 20)
     # DISC's rule as re-expressed gives, model by model and task by task, the item counts of DISC's own
     # code re-run on these files (disc_peer_recomputed.csv; its published figures differ in 16 of 60)
     import csv
@@ -361,9 +363,9 @@ def test_lexeval_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lexeval", cache)
     assert "## lexeval: plugin vs peer, 26 models" in report
-    assert scores[("all", "multi")]["plugin"].n == 1150 and scores[("all", "single")]["plugin"].n == 950
-    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (1150, 1037, 80, 7, 26, 14)
-    assert _counts(scores[("all", "single")]["LexEval exact"]) == (950, 841, 87, 7, 15, 19)
+    assert scores[("all", "multi")]["plugin"].n == 1350 and scores[("all", "single")]["plugin"].n == 1150
+    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (1350, 1217, 92, 7, 34, 17)
+    assert _counts(scores[("all", "single")]["LexEval exact"]) == (1150, 1014, 110, 8, 18, 28)
     # LexEval's accuracy rule as re-expressed equals the corpus's own run of LexEval's code, model by model
     import csv
 
@@ -435,7 +437,7 @@ def test_lawbench_section_and_the_timing_line(audit_run):
 
 
 def test_graded_files_are_well_formed():
-    for name, expected in (("disc", 2400), ("lexeval", 2100), ("lawbench_tasks", 3000)):
+    for name, expected in (("disc", 2800), ("lexeval", 2500), ("lawbench_tasks", 3000)):
         rows = audit.load_graded(ROOT / graded.GRADED_FILES[name])
         assert len(rows) == expected and len({(r["model"], r["id"]) for r in rows}) == expected
         for row in rows:
