@@ -255,7 +255,7 @@ def compare(a: Path, b: Path, show: int = 30) -> int:
     left, right = _keyed(a), _keyed(b)
     counts: Counter = Counter()
     changed: Counter = Counter()
-    for key in sorted(left.keys() & right.keys()):
+    for key in sorted(left.keys() & right.keys(), key=repr):  # types: None and names side by side
         counts[key[0]] += 1
         if left[key] != right[key]:
             changed[key[0]] += 1

@@ -166,3 +166,68 @@ def test_strip_think_is_linear_on_many_unclosed_tags():
     assert normalize("<think>" * 15000 + "x") == ""
     assert_linear(strip_think, lambda n: "<think>" * n, 4000, what="strip_think")
     assert_linear(normalize, lambda n: "<think>" * n + "x", 4000, what="normalize")
+
+
+DISPUTE = ("诉讼主体", "租金情况", "利息", "本金争议", "责任认定", "违约", "合同解除")
+CONSULT = ("婚姻家庭", "劳动纠纷", "交通事故", "债权债务", "合同纠纷", "房产纠纷", "侵权")
+
+
+@pytest.mark.parametrize("raw, labels, expected", [
+    # a recital of the label list (four or more, in the list's order, one after another) names none
+    ("[类别]劳动纠纷<eoa>\n\n[类别]债权债务<eoa>\n\n[类别]合同纠纷<eoa>\n\n[类别]房产纠纷<eoa>", CONSULT, None),
+    ("婚姻家庭<eoa>\n<eoa>\n:劳动纠纷<eoa>\n:交通事故<eoa>\n:债权债务<eoa>", CONSULT, None),
+    ("1. 诉讼主体\n2. 租金情况\n3. 利息\n4. 本金争议\n5. 答案", DISPUTE, None),
+    # the list copied, then one label picked from it in a declaration or the asked slot: that one
+    ("类别包括：婚姻家庭、劳动纠纷、交通事故、债权债务、合同纠纷。\n[类别]交通事故<eoa>", CONSULT, "交通事故"),
+    ("争议焦点类别为：诉讼主体、租金情况、利息、本金争议、违约。其中，争议焦点类别为违约，因为…", DISPUTE, "违约"),
+    # … but a label left only as a mention, or two picked, or the head of a list: none
+    ("争议焦点类别为：诉讼主体、租金情况、利息、本金争议。其中上诉人和被上诉人作为诉讼主体", DISPUTE, None),
+    ("类别：合同纠纷、侵权、婚姻家庭、劳动纠纷、交通事故、债权债务", CONSULT, None),
+    # the list written over and over: a label between two copies is no pick
+    ("[类别]劳动纠纷\n[类别]交通事故\n[类别]债权债务\n[类别]合同纠纷\n[类别]婚姻家庭\n[类别]劳动纠纷\n"
+     "[类别]交通事故\n[类别]债权债务\n[类别]合同纠纷\n[类别]劳动纠纷", CONSULT, None),
+    # three labels in order are no recital; out of order four are several labels: none either way
+    ("[类别]劳动纠纷<eoa>\n咨询：工资被拖欠怎么办？\n[类别]交通事故<eoa>", CONSULT, "劳动纠纷"),
+    # two-label sets have no recitals
+    ("谣言、非谣言、谣言、非谣言", RUMOR, None),
+])
+def test_read_label_a_recital_of_the_label_list_names_nothing(raw, labels, expected):
+    assert read_label(raw, labels) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("\n\n[类别]运输合同纠纷[eoa]", None),          # 合同纠纷 inside a longer word in the slot
+    ("类别：家庭房产纠纷<eoa>", None),
+    ("[类别] 商标侵权<eoa>", None),                  # space after the slot's bracket
+    ("[类别]合同纠纷<eoa>", "合同纠纷"),              # the label itself
+    ("类别：这属于房产纠纷", "房产纠纷"),             # a copula inside: a phrase, read as before
+    ("[类别]因为双方签订的买卖合同未履行而产生的合同纠纷", "合同纠纷"),  # longer than a word: a phrase
+])
+def test_read_label_a_longer_word_in_the_slot_is_no_label(raw, expected):
+    assert read_label(raw, CONSULT) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    # a long answer that uses a label as a noun of its prose names nothing (a topic set of 4+ labels)
+    ("事实与理由：上诉人与被上诉人签订借款合同，约定借款200万元，借款期限为一年，借款利息为年利率10%，借款到期后按月付息。", None),
+    ("被上诉人答辩认为：一、上诉人未履行补充协议的约定，构成违约。答辩人可以依法解除补充协议，请求驳回上诉。", None),
+    # … where it commits to it, the label counts: a copula or a head, a clause or a line of its own
+    ("根据上述句子中双方对借款金额和还款期限的不同说法，可以判断本案的争议焦点是本金争议，理由如下。", "本金争议"),
+    ("上诉人与被上诉人对借款的金额存在不同的说法，双方各执一词，均提交了相应的证据材料。\n本金争议\n以上是我的判断。", "本金争议"),
+    ("[争议焦点]：违约\n理由：被上诉人未按合同约定的期限支付货款，上诉人据此主张解除合同并要求赔偿损失。", "违约"),
+    # a field name is no commitment; two committed labels are several
+    ("诉讼主体：原告、被告\n租金情况：无\n以上各项均根据句子内容填写，如有遗漏请另行补充说明。谢谢。", None),
+    ("根据给出的句子，我们可以看出争议焦点类别为诉讼主体和责任认定，具体来说句子中涉及上诉人和被上诉人。", None),
+    # short answers are read as before
+    ("借款利息过高", "利息"),
+])
+def test_read_label_a_label_in_long_prose_counts_only_where_committed(raw, expected):
+    assert read_label(raw, DISPUTE + ("责任认定",)) == expected
+
+
+def test_read_label_verdict_sets_keep_prose_mentions():
+    # two- and three-label sets are verdicts: the word counts wherever it stands in a long answer
+    long = "经过对材料中信息来源、传播路径和事实依据的逐一核对，可以看出这条消息缺乏可靠来源，纯属谣言，请大家不要转发。"
+    assert len(long) > 40 and read_label(long, RUMOR) == "谣言"
+    assert read_label("综合以上分析，这段评论的用词、语气和表达的态度整体上看都比较温和，并无明显的倾向，应当归为中性一类。", SENT) == "中性"
+    assert read_label("[结论]谣言信息", RUMOR) == "谣言"  # no longer-word rule for verdicts either

@@ -209,13 +209,14 @@ def read_item(corpus: str, item: dict, output: Optional[str]) -> list:
     ``[plugin reading, plugin credited, why, gold lines, *peer readings]`` (peers from :data:`PEERS_AT`).
 
     ``plugin reading`` is sorted letters, a label word or the normalised span (``None``: nothing read);
-    ``why`` is the plugin's reason for no answer or the rule that decided (letters only, else ``None``);
+    ``why`` is the plugin's reason for no answer or the rule that decided (letters), the reason for no
+    label (labels: :func:`cpsd_tasks.reading.unread_label_reason`), else ``None``;
     ``gold lines``: a choice reply that is exactly the gold options' lines (:func:`is_gold_lines`).
     Entity lists (2-6) have their own record (:func:`cpsd_tasks.audit.ner.read_ner`).
     Never raises on model output.
     """
     from cpsd_tasks.qa.score import judge_exam, judge_reading
-    from cpsd_tasks.reading import read_label
+    from cpsd_tasks.reading import read_label, unread_label_reason
 
     if item["kind"] == "ner":
         from cpsd_tasks.audit.ner import read_ner
@@ -227,7 +228,8 @@ def read_item(corpus: str, item: dict, output: Optional[str]) -> list:
         head = [judged.prediction, judged.correct, judged.reason or judged.rule, is_gold_lines(output, item)]
     elif item["kind"] == "label":
         label = read_label(output, item["labels"], source=item.get("text"))
-        head = [label, label == item["gold"], None, False]
+        why = None if label is not None else unread_label_reason(output, item["labels"], source=item.get("text"))
+        head = [label, label == item["gold"], why, False]
     else:
         judged = judge_reading(output, item["gold"], "精确")
         head = [judged.prediction, judged.correct, None, False]

@@ -25,7 +25,7 @@ answer) and never raise on model output.
 from __future__ import annotations
 
 from cpsd_tasks.reading.judgements import read_judgement
-from cpsd_tasks.reading.labels import read_label, strict_label
+from cpsd_tasks.reading.labels import read_label, strict_label, unread_label_reason
 from cpsd_tasks.reading.letters import (
     ChoiceReading,
     extract_choices,
@@ -42,11 +42,11 @@ from cpsd_tasks.reading.turns import first_turn, own_turn, turns, written_turn
 #: Version of the readers: bumped by every change that alters any reading of the real-output audit
 #: (``scripts/reading_snapshot.py`` counts them), with a ``CHANGELOG.md`` line ("readings changed: N of
 #: M") and the affected tasks' ``metadata.version``. Part of each task's scoring signature.
-READER_VERSION = "4"
+READER_VERSION = "5"
 
 __all__ = [
     "READER_VERSION", "ChoiceReading", "answer_text", "drop_questions", "extract_choices", "first_turn", "fold_traditional",
     "is_clear_refusal", "is_refusal", "lawbench_rule", "letters_of", "name_set", "normalize", "own_turn",
-    "read_choices", "read_judgement", "read_label", "strict_label", "strip_think", "turns", "unwrap",
+    "read_choices", "read_judgement", "read_label", "strict_label", "unread_label_reason", "strip_think", "turns", "unwrap",
     "written_turn",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping, Optional
 
+from cpsd_tasks.reading import label_context as context
 from cpsd_tasks.reading.lexicon import (
     NAMES_NOTHING_AFTER,
     NAMES_NOTHING_BEFORE,
@@ -40,6 +41,9 @@ def read_label(text: Optional[str], labels: Iterable[str],
     A mention inside a passage copied from the text that was classified (``source``: the
     :data:`COPIED_WINDOW` characters on each side of it are there too, "…借款期限两年，拒绝支付利息，原告多次…")
     names nothing: the model is repeating the input, not answering (docs/answer_reading.md, labels).
+    Over a topic label set (four or more labels: categories, not verdicts) a recital of the label
+    list names none of its labels, a longer word in the answer slot is no label, and a label used
+    as a noun of a long answer names nothing (:mod:`cpsd_tasks.reading.label_context`, reader 5).
     If the remaining mentions name exactly one distinct label, that label is returned; zero or
     several different labels give ``None``.
 
@@ -55,35 +59,87 @@ def read_label(text: Optional[str], labels: Iterable[str],
     labels = tuple(labels)
     forms = {label: label for label in labels}
     forms.update(aliases or {})
-    answer = squeeze_spaces(drop_questions(normalize(text)))
+    recited = context.blank_recitals(text, labels, forms) if text else text
+    if recited != text:  # a copy of the list: only a label picked from it counts
+        return context.picked_label(squeeze_spaces(drop_questions(normalize(recited))), forms)
+    unsqueezed = drop_questions(normalize(text))
+    answer = squeeze_spaces(unsqueezed)
     if not answer:
         return None
     declared = _declared_label(answer, forms)
     if declared is not None:
         return declared
-    # Longest surface form first; claim character spans so shorter forms inside them are skipped.
-    taken = [False] * len(answer)
-    copied_from = squeeze_spaces(normalize(source)) if source else ""
     named: set[str] = set()
-    for form in sorted(forms, key=len, reverse=True):
-        for match in re.finditer(re.escape(form), answer):
-            start, end = match.span()
-            if any(taken[start:end]):
-                continue
-            for i in range(start, end):
-                taken[i] = True
-            label = forms[form]
-            if (any(answer.endswith(word, 0, start) for word in NAMES_NOTHING_BEFORE)
-                    or any(answer.startswith(word, end) for word in NAMES_NOTHING_AFTER)
-                    or _in_copied_passage(answer, start, end, copied_from)):
-                continue
-            negated = any(answer.endswith(neg, 0, start) for neg in NEGATIONS)
-            if negated:
-                if len(labels) == 2:
-                    named.add(labels[1] if label == labels[0] else labels[0])
-                continue
-            named.add(label)
+    for start, end, label, passed_over in _mention_verdicts(answer, unsqueezed, labels, forms, source):
+        if passed_over:
+            continue
+        if any(answer.endswith(neg, 0, start) for neg in NEGATIONS):
+            if len(labels) == 2:
+                named.add(labels[1] if label == labels[0] else labels[0])
+            continue
+        named.add(label)
     return named.pop() if len(named) == 1 else None
+
+
+#: Why :func:`read_label` read no label (:func:`unread_label_reason`), in the words the audit prints.
+RECITAL, NO_MENTION, SEVERAL = "a recital of the label list", "no label named", "several labels or a negated one"
+ASKED, COPIED, SLOT_WORD, PROSE_NOUN = ("a label only asked about or inside another word",
+                                        "labels only in a passage copied from the classified text",
+                                        "a longer word in the answer slot", "labels only as nouns of long prose")
+
+
+def unread_label_reason(text: Optional[str], labels: Iterable[str], aliases: Optional[Mapping[str, str]] = None,
+                        source: Optional[str] = None) -> Optional[str]:
+    """Why :func:`read_label` reads no label in ``text`` (the same arguments), or ``None`` when it
+    reads one: "empty turn", :data:`RECITAL`, :data:`NO_MENTION`, the reason that passed over the
+    first mention (:data:`ASKED`, :data:`COPIED`, :data:`SLOT_WORD`, :data:`PROSE_NOUN`) when every
+    mention was passed over, else :data:`SEVERAL` (docs/answer_reading.md, labels)."""
+    if read_label(text, labels, aliases, source) is not None:
+        return None
+    labels = tuple(labels)
+    forms = {label: label for label in labels}
+    forms.update(aliases or {})
+    unsqueezed = drop_questions(normalize(text))
+    answer = squeeze_spaces(unsqueezed)
+    if not answer:
+        return "empty turn"
+    if text and context.blank_recitals(text, labels, forms) != text:
+        return RECITAL
+    verdicts = _mention_verdicts(answer, unsqueezed, labels, forms, source)
+    if not verdicts:
+        return NO_MENTION
+    if all(passed_over for *_, passed_over in verdicts):
+        return verdicts[0][3]
+    return SEVERAL
+
+
+def _mention_verdicts(answer: str, unsqueezed: str, labels: tuple[str, ...], forms: Mapping[str, str],
+                      source: Optional[str]) -> list[tuple[int, int, str, Optional[str]]]:
+    """Every mention of ``answer`` (whitespace-free; ``unsqueezed``: the same with its whitespace) as
+    ``(start, end, label, passed over)``: the reason it names nothing — part of a question or of
+    another word, in a passage copied from ``source``, inside a longer slot word, or over a topic
+    set a noun of a long answer (:mod:`~cpsd_tasks.reading.label_context`) — or ``None`` when it may
+    name its label. Negation is left to the caller."""
+    copied_from = squeeze_spaces(normalize(source)) if source else ""
+    topics = len(labels) >= context.TOPIC_SET
+    longer = [m.span() for word in context.longer_slot_words(unsqueezed, forms) if topics
+              for m in re.finditer(re.escape(word), answer)]
+    prose = topics and len(answer) > context.PROSE_FROM
+    breaks = context.line_breaks(unsqueezed) if prose else frozenset()
+    verdicts: list[tuple[int, int, str, Optional[str]]] = []
+    for start, end, label in context.mentions(answer, forms):
+        reason = None
+        if (any(answer.endswith(word, 0, start) for word in NAMES_NOTHING_BEFORE)
+                or any(answer.startswith(word, end) for word in NAMES_NOTHING_AFTER)):
+            reason = ASKED
+        elif _in_copied_passage(answer, start, end, copied_from):
+            reason = COPIED
+        elif any(a <= start and end <= b for a, b in longer):
+            reason = SLOT_WORD
+        elif prose and not context.committed(answer, start, end, breaks, forms):
+            reason = PROSE_NOUN
+        verdicts.append((start, end, label, reason))
+    return verdicts
 
 
 #: Characters on each side of a label mention that must also be in the classified text for the
