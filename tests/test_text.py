@@ -209,11 +209,13 @@ def test_read_label_a_longer_word_in_the_slot_is_no_label(raw, expected):
 
 @pytest.mark.parametrize("raw, expected", [
     # a long answer that uses a label as a noun of its prose names nothing (a topic set of 4+ labels)
-    ("事实与理由：上诉人与被上诉人签订借款合同，约定借款200万元，借款期限为一年，借款利息为年利率10%，借款到期后按月付息。", None),
+    ("事实与理由：上诉人与被上诉人签订借款合同，约定借款200万元，借款期限为一年，"
+     "借款利息为年利率10%，借款到期后按月付息。", None),
     ("被上诉人答辩认为：一、上诉人未履行补充协议的约定，构成违约。答辩人可以依法解除补充协议，请求驳回上诉。", None),
     # … where it commits to it, the label counts: a copula or a head, a clause or a line of its own
     ("根据上述句子中双方对借款金额和还款期限的不同说法，可以判断本案的争议焦点是本金争议，理由如下。", "本金争议"),
-    ("上诉人与被上诉人对借款的金额存在不同的说法，双方各执一词，均提交了相应的证据材料。\n本金争议\n以上是我的判断。", "本金争议"),
+    ("上诉人与被上诉人对借款的金额存在不同的说法，双方各执一词，均提交了相应的证据材料。\n"
+     "本金争议\n以上是我的判断。", "本金争议"),
     ("[争议焦点]：违约\n理由：被上诉人未按合同约定的期限支付货款，上诉人据此主张解除合同并要求赔偿损失。", "违约"),
     # a field name is no commitment; two committed labels are several
     ("诉讼主体：原告、被告\n租金情况：无\n以上各项均根据句子内容填写，如有遗漏请另行补充说明。谢谢。", None),
@@ -227,7 +229,9 @@ def test_read_label_a_label_in_long_prose_counts_only_where_committed(raw, expec
 
 def test_read_label_verdict_sets_keep_prose_mentions():
     # two- and three-label sets are verdicts: the word counts wherever it stands in a long answer
-    long = "经过对材料中信息来源、传播路径和事实依据的逐一核对，可以看出这条消息缺乏可靠来源，纯属谣言，请大家不要转发。"
+    long = ("经过对材料中信息来源、传播路径和事实依据的逐一核对，"
+            "可以看出这条消息缺乏可靠来源，纯属谣言，请大家不要转发。")
     assert len(long) > 40 and read_label(long, RUMOR) == "谣言"
-    assert read_label("综合以上分析，这段评论的用词、语气和表达的态度整体上看都比较温和，并无明显的倾向，应当归为中性一类。", SENT) == "中性"
+    calm = "综合以上分析，这段评论的用词、语气和表达的态度整体上看都比较温和，并无明显的倾向，应当归为中性一类。"
+    assert read_label(calm, SENT) == "中性"
     assert read_label("[结论]谣言信息", RUMOR) == "谣言"  # no longer-word rule for verdicts either
