@@ -31,7 +31,7 @@ PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     # reader 5, on the whole graded set of each corpus: (accuracy at least, false credits at most)
     ("disc", "all", "multi"): (0.946, 11), ("disc", "all", "single"): (0.964, 3),
     ("lexeval", "all", "multi"): (0.974, 10), ("lexeval", "all", "single"): (0.969, 14),
-    ("lawbench_tasks", "all", "single"): (0.911, 67), ("lawbench_tasks", "all", "label"): (0.972, 16),
+    ("lawbench_tasks", "all", "single"): (0.912, 79), ("lawbench_tasks", "all", "label"): (0.970, 22),
     # the sets a frozen reader read first (audit.graded.FIRST_READS), as reader 5 reads them
     ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
     ("disc", "disc6", "multi"): (0.953, 1), ("disc", "disc6", "single"): (0.953, 0),
@@ -46,6 +46,7 @@ PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     ("lawbench_tasks", "argument5", "single"): (0.916, 13), ("lawbench_tasks", "labels5", "label"): (0.973, 5),
     ("disc", "disc9", "multi"): (0.915, 1), ("disc", "disc9", "single"): (0.930, 1),
     ("lexeval", "lexeval8", "multi"): (0.970, 4), ("lexeval", "lexeval8", "single"): (0.960, 4),
+    ("lawbench_tasks", "argument6", "single"): (0.920, 12), ("lawbench_tasks", "labels6", "label"): (0.960, 6),
 }
 
 
@@ -385,7 +386,7 @@ def test_lawbench_tasks_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lawbench_tasks", cache)
     assert "## lawbench_tasks: plugin vs peer, 34 models" in report and "2-6 not read" not in report
-    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 1500
+    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 1800
     # LawBench's rule on argument1, counted here from the raw outputs: right when the set of A–E
     # letters occurring equals the graded letters
     outputs: dict[str, dict[str, str]] = {}
@@ -398,7 +399,7 @@ def test_lawbench_tasks_audit(audit_run):
                 outputs[row["model"]] = {r["id"]: r["output"] for r in map(json.loads, handle)}
         right += ("".join(sorted(set(outputs[row["model"]][row["id"]]) & set("ABCDE"))) or "NONE") == row["answer"]
     assert scores[("argument1", "single")]["LawBench"].right == right == 170
-    assert _counts(scores[("all", "label")]["LawBench"]) == (1500, 1191, 234, 4, 71, 45)
+    assert _counts(scores[("all", "label")]["LawBench"]) == (1800, 1438, 276, 5, 81, 55)
     # LawBench's rules as re-expressed give LawBench's published 2-2, 2-4 and 2-8 for every model
     rows = corpora.model_table(corpus, read)
     for row in rows:
@@ -437,7 +438,7 @@ def test_lawbench_section_and_the_timing_line(audit_run):
 
 
 def test_graded_files_are_well_formed():
-    for name, expected in (("disc", 2800), ("lexeval", 2500), ("lawbench_tasks", 3000)):
+    for name, expected in (("disc", 2800), ("lexeval", 2500), ("lawbench_tasks", 3600)):
         rows = audit.load_graded(ROOT / graded.GRADED_FILES[name])
         assert len(rows) == expected and len({(r["model"], r["id"]) for r in rows}) == expected
         for row in rows:
@@ -446,7 +447,7 @@ def test_graded_files_are_well_formed():
             if "multi" in row or row["id"].startswith("2-8"):
                 assert row["answer"] == "NONE" or re.fullmatch(r"A?B?C?D?E?", row["answer"]) and row["answer"]
     sets = {r["set"] for r in audit.load_graded(ROOT / graded.GRADED_FILES["lawbench_tasks"])}
-    assert sets == {f"{kind}{n}" for kind in ("argument", "labels") for n in range(1, 6)}
+    assert sets == {f"{kind}{n}" for kind in ("argument", "labels") for n in range(1, 7)}
 
 
 # --------------------------------------------------------------------------- the docs block (--into)
