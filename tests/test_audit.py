@@ -50,7 +50,8 @@ def test_reading_against_the_graded_set(corpus):
     assert plugin.n == 6810
     # reader 2: 6,691 (one fewer: "A:贪污罪" where 贪污罪 is option C's text is no answer now, as the graders
     # of the disc and lexeval sets read a letter carrying another option's text; this set's graders read A)
-    assert plugin.right >= 6691 and plugin.false_credit <= 17 and plugin.wrong_letters <= 17   # 0.9825
+    # reader 6: 0.9836, after 33 items were re-read under the recitation convention
+    assert plugin.right >= 6698 and plugin.false_credit <= 23 and plugin.wrong_letters <= 12
     assert plugin.credit_differs <= 21                                  # reading errors that change a score
     assert rule.right < 3550 and rule.credit_differs >= 385            # LawBench's rule: 0.503, 403
     for name, (accuracy, false_credit) in SET_FLOORS.items():
@@ -61,16 +62,19 @@ def test_reading_against_the_graded_set(corpus):
 #: Per graded set: (accuracy at least, false credits at most), measured when the reader last changed.
 #: The first read of each unseen set (heldout8 on) is in docs/answer_reading.md.
 SET_FLOORS = {
-    **{name: (0.98, 0) for name in ("dev", "heldout1", "heldout2", "heldout3", "heldout4", "heldout6")},
+    **{name: (0.98, 0) for name in ("dev", "heldout2", "heldout3", "heldout6")},
+    # reader 6: one false credit each in heldout1, 4, 9, 10, 13 and 19 from the 33 items re-read under the
+    # recitation convention (a template the reader still reads as all the options, e.g. "【答案】：【A】：【B】：…")
+    **{name: (0.98, 1) for name in ("heldout1", "heldout4")},
     "heldout5": (0.975, 1),     # one false credit left (p099)
     # heldout7: letter loops after an answer slot, read as garbage by its third grader (so read since heldout13)
     "heldout7": (0.99, 0),
     # heldout8 (first read 0.957): "A.A B.B C.C D.D" before copies of the prompt is no answer since
     # heldout13 (four sets' graders read the mapping so)
     "heldout8": (0.98, 0),
-    "heldout9": (0.97, 0),      # first read 0.957; graders agreed on 299 of 300
+    "heldout9": (0.97, 1),      # first read 0.957; graders agreed on 299 of 300
     # heldout10 (first read 0.963): a refusal quoting an option's text, "答案：A、<text>;B、<text>…" a copy
-    "heldout10": (0.975, 1),
+    "heldout10": (0.975, 2),
     # heldout11 (first read 0.947): left an answer under a generic re-posed question, a loop of answer
     # slots (C, A, C, D, …), one answer after each of many copies of the question, "…的异议是<C's text>"
     "heldout11": (0.96, 4),
@@ -79,7 +83,7 @@ SET_FLOORS = {
     "heldout12": (0.98, 1),
     # heldout13 (first read 0.953): left a copied list declared from its first option, and the loop
     # "【答案】：【A】：【B】：【C】：【D】…" its graders read as all four letters (heldout7's as none)
-    "heldout13": (0.98, 0),
+    "heldout13": (0.98, 1),
     # heldout14 (first read 0.920): left a leading "A:" before English or garbage text, copies of the
     # question followed by a discussion or by one option's text looping
     "heldout14": (0.95, 3),
@@ -97,7 +101,7 @@ SET_FLOORS = {
     "heldout18": (0.965, 1),
     # heldout19 (first read 0.970 with the session-start reader): left a template with an answer slot
     # for every option, only the first closed by an end marker (its graders: all four)
-    "heldout19": (0.995, 0),
+    "heldout19": (0.995, 1),
     # heldout20 (first read 0.960 with the heldout19 round's reader; graders agreed on all 300): left answers
     # only by meaning, an answer slot looping C, A, D, C, D … (its graders: C), an answer to a question the
     # model posed itself with options of its own

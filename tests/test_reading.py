@@ -105,7 +105,7 @@ def test_restatement_before_the_declared_label_does_not_count():
     ("[正确答案]C<eoa>\n[正确答案]D<eoa>", "D"),             # a second declaration: the last wins
     ("[正确答案]：B<eoa>\n\n[正确答案]：B<eoa>\n\n[正确答案]：D<eoa>", "D"),   # (graders: corrected)
     ("[正确答案]A<eoa>\n[正确答案]B<eoa>\n[正确答案]C<eoa>", "ABC"),   # one slot per option: a template
-    ("【答案】A\n【解析】甲\n【答案】B\n【解析】乙\n【答案】C\n【解析】丙\n【答案】D", "ABCD"),  # template
+    ("【答案】A\n【解析】甲\n【答案】B\n【解析】乙\n【答案】C\n【解析】丙\n【答案】D", None),  # every letter: recited
 ])
 def test_several_choices(output, expected):
     assert letters(output) == expected

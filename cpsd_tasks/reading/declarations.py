@@ -336,7 +336,8 @@ def _found_answer(state: _Declarations, text: str, ctx: Context) -> frozenset[st
     if (sum(1 for before, after in zip(found, found[1:]) if before != after) >= 3 and len(set(found)) < 3
             and not state.final):
         return NoAnswer("declarations go back and forth")   # "The correct answer is B. … is D. … is B. … is D"
-    return combine_slots(found, declared=True)    # a template filled for every option, or the last one
+    # the answer slot recited letter by letter (no answer), or the last one
+    return combine_slots(found, True, frozenset(ctx.valid)) or NoAnswer("answer slot recited letter by letter")
 
 
 def _called_both(text: str) -> bool:
@@ -573,8 +574,10 @@ def declared(turn: Turn) -> Optional[frozenset[str]]:
     the last one wins; declarations that are garbage (a mapping, an answer key, a loop) are no answer.
 
     In detail: explicit declarations (``答案：B``, ``正确答案是A、C``, ``故选B``, ``The answer is b``, ``下列说法错误的是D:…``):
-    the last one wins (self-correction), except that three or more different single letters declared
-    in turn (a template filled for every option) are read together. Skipped: a declaration after a
+    the last one wins (self-correction), except that single letters declared in turn through every
+    letter of the question (the answer slot recited letter by letter: ``【答案】A【解析】…【答案】B…【答案】C
+    …【答案】D``) are no answer, and three or more different ones short of that are read together
+    (a template filled for those options). Skipped: a declaration after a
     negation (``不选C``, ``答案不是B``), an example (``例如[正确答案]A``), a retraction or a question after it
     (``答案：A（不对）``, ``选B吗？``), a list of wrong answers (``错误答案：A,B,C``), a declaration inside another
     option's line (``A. 正确答案：B``; a tag ending an option's line, ``A.裁定再审 【正确答案】``, marks that

@@ -124,16 +124,20 @@ def labels_in(text: str) -> set[str]:
 LOOP_LETTER = re.compile(r"[A-Z]")
 
 
-def combine_slots(slots: list[frozenset[str]], declared: bool) -> frozenset[str]:
+def combine_slots(slots: list[frozenset[str]], declared: bool, letters: frozenset[str] = frozenset()) -> frozenset[str]:
     """One answer from an answer turn and the bare answer turns after it.
 
-    Three or more different single letters are a template filled for every option (all of them:
-    ``[正确答案]A<eoa>[正确答案]B<eoa>[正确答案]C<eoa>``). Otherwise, when every turn declares its
+    Single letters that go through every letter of the question (``letters``; ``[正确答案]A<eoa>
+    [正确答案]B<eoa>[正确答案]C<eoa>[正确答案]D<eoa>``, ``【答案】A【解析】…【答案】B…``) are the answer slot
+    recited letter by letter: no answer (empty; graders' convention 38). Three or more different
+    single letters short of every letter are a template filled for those options (all of them).
+    Otherwise, when every turn declares its
     answer, the last declaration wins (a corrected answer: ``[正确答案]B<eoa>[正确答案]D<eoa>`` → D),
     as within one turn (:func:`read_declared`); a letter added without a declaration
     (``[正确答案]C<eoa>\nD<eoa>``) is read as one more letter (CD: graders split on it; never
     credited as a single answer).
     """
     if all(len(slot) == 1 for slot in slots) and len(set(slots)) >= 3:
-        return frozenset().union(*slots)
+        named = frozenset().union(*slots)
+        return frozenset() if letters and named >= letters else named
     return slots[-1] if declared else frozenset().union(*slots)

@@ -13,8 +13,9 @@ How an output is read (:func:`read_choices`):
    ``$\\mathrm{A}$`` → A), bracketed declarations made plain (``[正确答案]B`` → ``正确答案：B``).
 2. **Turns** — the output is split at end markers (``<eoa>``, ``</s>``, ``<|im_end|>`` …) and role
    markers (``<human>``, ``### Human`` …). The first turn from which an answer is read gives the
-   answer; later turns count only when they are bare answers (turn rule ``later_turns``: three or
-   more different letters are a template (all of them), a second declaration replaces the first
+   answer; later turns count only when they are bare answers (turn rule ``later_turns``: letters
+   through every letter of the question are the answer slot recited (no answer), three or more
+   different letters short of that a template (all of them), a second declaration replaces the first
    (``[正确答案]B<eoa>[正确答案]D<eoa>`` → D), a bare letter adds to it (``[正确答案]C<eoa>\\nD<eoa>``
    → CD)); any other later turn (an invented next question with its own answer) is ignored, but the
    first line of the last turn replaces the answer when it declares another single letter, not
@@ -447,7 +448,8 @@ def read_turn(text: str, ctx: Context) -> TurnReading:
 #: reading logs when the answer comes from more than one turn or piece.
 TURN_RULES = {
     "later_turns": "bare answers in later turns: a second declaration replaces the first, a bare letter adds "
-                   "to it, three or more different letters are a template (``[正确答案]B<eoa>[正确答案]D<eoa>`` → D)",
+                   "to it (``[正确答案]B<eoa>[正确答案]D<eoa>`` → D); three or more different letters are a "
+                   "template (all of them), every letter of the question a recitation (no answer)",
     "redeclared": "the first line of the last turn declares another single letter "
                   "(``[正确答案]B<eoa>\\n\\n其中错误的是A。`` → A)",
     "joined_pieces": "an end marker inside a sentence: the two pieces read as one (``因此，A选项<eoa>是正确的答案。`` → A)",
@@ -818,8 +820,10 @@ def _read_turns(pieces: list[str], ctx: Context) -> _Exchange:
             state.declared.append(True)
         started = started or bool(turn.strip())
     if len(state.slots) >= 2:
-        state.answer = combine_slots(state.slots, all(state.declared))
-        state.decided = TurnReading(state.answer, rule="later_turns")
+        state.answer = combine_slots(state.slots, all(state.declared), frozenset(ctx.valid)) or None
+        state.decided = (TurnReading(state.answer, rule="later_turns") if state.answer
+                         else TurnReading(None, reason="answer slot recited letter by letter"))
+        stopped = stopped or state.answer is None
     if not state.answer and not stopped and len(pieces) > 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
         # "因此，A选项<eoa>是正确的答案。": an end marker inside a sentence; read the two pieces as one
         state.decided = _joined(read_turn(pieces[0] + pieces[1], ctx))
