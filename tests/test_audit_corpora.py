@@ -28,11 +28,11 @@ REALOUT = (ROOT.parent / "shared" / "realout").resolve()
 #: false credits at most)}``: filled in when the reader for these corpora is settled (issue 25's
 #: targets: single ≥ 0.97, multi ≥ 0.95, false credit ≤ 0.5 %). Empty until then.
 PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
-    # reader 6, on the whole graded set of each corpus: (accuracy at least, false credits at most)
-    ("disc", "all", "multi"): (0.946, 11), ("disc", "all", "single"): (0.964, 3),
+    # reader 7, on the whole graded set of each corpus: (accuracy at least, false credits at most)
+    ("disc", "all", "multi"): (0.949, 11), ("disc", "all", "single"): (0.964, 3),
     ("lexeval", "all", "multi"): (0.974, 10), ("lexeval", "all", "single"): (0.969, 14),
     ("lawbench_tasks", "all", "single"): (0.924, 58), ("lawbench_tasks", "all", "label"): (0.970, 22),
-    # the sets a frozen reader read first (audit.graded.FIRST_READS), as reader 6 reads them
+    # the sets a frozen reader read first (audit.graded.FIRST_READS), as reader 7 reads them
     ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
     ("disc", "disc6", "multi"): (0.953, 1), ("disc", "disc6", "single"): (0.953, 0),
     ("disc", "disc7", "multi"): (0.950, 0), ("disc", "disc7", "single"): (0.980, 1),
@@ -44,7 +44,7 @@ PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     ("disc", "disc8", "multi"): (0.970, 1), ("disc", "disc8", "single"): (0.970, 0),
     ("lexeval", "lexeval7", "multi"): (0.980, 1), ("lexeval", "lexeval7", "single"): (0.995, 1),
     ("lawbench_tasks", "argument5", "single"): (0.933, 8), ("lawbench_tasks", "labels5", "label"): (0.973, 5),
-    ("disc", "disc9", "multi"): (0.915, 1), ("disc", "disc9", "single"): (0.930, 1),
+    ("disc", "disc9", "multi"): (0.930, 1), ("disc", "disc9", "single"): (0.930, 1),
     ("lexeval", "lexeval8", "multi"): (0.970, 4), ("lexeval", "lexeval8", "single"): (0.960, 4),
     ("lawbench_tasks", "argument6", "single"): (0.933, 8), ("lawbench_tasks", "labels6", "label"): (0.960, 6),
 }

@@ -21,8 +21,10 @@ These rules read such an output as a whole (one turn with content only; otherwis
   each piece one option's text (≥ 90 % alike, and clearly closer to it than to any other);
 * **letter groups** (:func:`letter_groups`, several answers only: for one answer the verdict rule reads them) — each group of letters given a verdict: ``A: 错，B、C、D：正确答案``,
   ``A、B、C、D都是正确的`` (by the question's polarity);
-* **all options judged right** (:func:`all_judged_right`, several answers only) — ``所有说法都正确``, ``答案：所有``: every option for a
-  question asking which are right, no answer for one asking which are wrong;
+* **all options judged right** (:func:`all_judged_right`, several answers only) — ``所有说法都正确``: every option for a
+  question asking which are right, no answer for one asking which are wrong; ``以上都是``, ``答案：所有``: every option;
+* **all options judged wrong** (:func:`all_judged_wrong`, several answers only) — ``上述说法都是错误的``: every option
+  for a question asking which are wrong, no answer for one asking which are right;
 * **numbered letters** (:func:`numbered_letters`) — ``1. B 2. C 3. D``: a mapping, no answer.
 
 Similarity is rapidfuzz's ``ratio`` over the texts without punctuation (:func:`plain`). Each rule
@@ -458,28 +460,66 @@ def letter_groups(output: Optional[str], ctx: Context, multi: bool = False) -> O
 
 # --------------------------------------------------------------------------- all options judged right
 
-_ALL_RIGHT = re.compile(r"^(?:(?:以上|上述|所有|全部|四个|各个?|这些)?(?:选项|说法|表述|观点|情形|情况|项)?(?:都|均|全|全部)(?:是)?"
-                        r"(?:正确|对|成立|符合[^。，,不]{0,20}|属于[^。，,不]{0,20})(?:的)?|所有|全部|以上都是|以上全是)$")
+_ALL_OF = r"(?:以上|上述|所有|全部|四个|各个?|这些)?(?:选项|说法|表述|观点|情形|情况|项)?(?:都|均|全|全部)(?:是)?"
+_ALL_RIGHT = re.compile(_ALL_OF + r"(?:正确|对|成立|符合[^。，,不]{0,20}|属于[^。，,不]{0,20})(?:的)?$")
+_ALL_WRONG = re.compile(_ALL_OF + r"(?:错误|错|不正确|不对|不成立|不符合[^。，,]{0,20}|不属于[^。，,]{0,20})(?:的)?$")
+#: "All of them" named as the answer, no verdict in it; those a bare head must precede ("答案: 所有").
+_ALL_NAMED = ("以上都是", "以上全是", "以上全部")
+_ALL_NAMED_AFTER_HEAD = ("所有", "全部", "上述情况", "以上情况", "上述选项", "以上选项")
+
+
+def _blanket(output: Optional[str], multi: bool) -> Optional[tuple[str, bool, bool]]:
+    """The whole own turn of a several-answer reply, plain; whether an answer head opens it; and
+    whether it is one clause (no line break, comma or full stop before its end)."""
+    text = _single_turn(output) if multi else ""
+    if not text:
+        return None
+    _, body, headed = _headed_body(text)
+    return plain(body), headed, not re.search(r"[\n，,。；;]", body.strip().rstrip("。.!！ "))
+
+
+def _an_option_text(said: str, ctx: Context) -> bool:
+    """Whether ``said`` (plain) is one option's own text ("D. 以上都是", "D. 以上说法均不正确"): that option."""
+    return any(said == plain(text) for text in ctx.targets.values())
 
 
 def all_judged_right(output: Optional[str], ctx: Context, multi: bool = False) -> Optional[frozenset[str]]:
-    """Every option called right at once (``所有说法都正确``; ``所有`` alone only after a head): every
-    option for a question asking which are right; no answer for one asking which are wrong.
+    """Every option called right at once (``所有说法都正确``): every option for a question asking which
+    are right, no answer for one asking which are wrong; every option named as the answer
+    (``以上都是``; ``所有``, ``上述情况`` only after a head), whatever the question asks.
 
     >>> from cpsd_tasks.reading.letters import context
     >>> sorted(all_judged_right("答案: 所有说法都正确", context("ABCD", "下列说法正确的有？"), multi=True))
     ['A', 'B', 'C', 'D']
     """
-    text = _single_turn(output) if multi else ""
-    if not text:
+    found = _blanket(output, multi)
+    if found is None:
         return None
-    _, body, headed = _headed_body(text)
-    said = plain(body)
-    if not _ALL_RIGHT.match(said) or (said in ("所有", "全部") and not headed):
+    said, headed, _ = found
+    if (said in _ALL_NAMED or (said in _ALL_NAMED_AFTER_HEAD and headed)) and not _an_option_text(said, ctx):
+        return frozenset(ctx.valid)
+    if not _ALL_RIGHT.match(said):
         return None
     if ctx.negative_question:
         return NoAnswer("all options judged right, for a 'which is wrong' question")
     return frozenset(ctx.valid)
+
+
+def all_judged_wrong(output: Optional[str], ctx: Context, multi: bool = False) -> Optional[frozenset[str]]:
+    """Every option called wrong at once, in one clause that is the whole answer and no option's own text
+    (``上述说法都是错误的``, ``以上选项均不正确``): every option for a question asking which are wrong
+    (each is judged so), no answer for one asking which are right.
+
+    >>> from cpsd_tasks.reading.letters import context
+    >>> sorted(all_judged_wrong("答案: 上述说法都是错误的", context("ABCD", "下列说法错误的有？"), multi=True))
+    ['A', 'B', 'C', 'D']
+    """
+    found = _blanket(output, multi)
+    if found is None or not found[2] or not _ALL_WRONG.match(found[0]) or _an_option_text(found[0], ctx):
+        return None
+    if ctx.negative_question:
+        return frozenset(ctx.valid)
+    return NoAnswer("all options judged wrong, for a 'which is right' question")
 
 
 # --------------------------------------------------------------------------- numbered letters
@@ -500,4 +540,4 @@ def numbered_letters(output: Optional[str], ctx: Context, multi: bool = False) -
 
 
 #: The rules that read a whole output before the turn rules, in order.
-OUTPUT_RULES = (option_lines, letter_groups, all_judged_right, numbered_letters)
+OUTPUT_RULES = (option_lines, letter_groups, all_judged_right, all_judged_wrong, numbered_letters)
