@@ -29,8 +29,8 @@ REALOUT = (ROOT.parent / "shared" / "realout").resolve()
 #: targets: single ≥ 0.97, multi ≥ 0.95, false credit ≤ 0.5 %). Empty until then.
 PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     # reader 7, on the whole graded set of each corpus: (accuracy at least, false credits at most)
-    ("disc", "all", "multi"): (0.949, 11), ("disc", "all", "single"): (0.964, 3),
-    ("lexeval", "all", "multi"): (0.974, 10), ("lexeval", "all", "single"): (0.969, 14),
+    ("disc", "all", "multi"): (0.949, 13), ("disc", "all", "single"): (0.960, 5),
+    ("lexeval", "all", "multi"): (0.970, 14), ("lexeval", "all", "single"): (0.972, 16),
     ("lawbench_tasks", "all", "single"): (0.924, 58), ("lawbench_tasks", "all", "label"): (0.970, 22),
     # the sets a frozen reader read first (audit.graded.FIRST_READS), as reader 7 reads them
     ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
@@ -47,6 +47,8 @@ PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     ("disc", "disc9", "multi"): (0.930, 1), ("disc", "disc9", "single"): (0.930, 1),
     ("lexeval", "lexeval8", "multi"): (0.970, 4), ("lexeval", "lexeval8", "single"): (0.960, 4),
     ("lawbench_tasks", "argument6", "single"): (0.933, 8), ("lawbench_tasks", "labels6", "label"): (0.960, 6),
+    ("disc", "disc10", "multi"): (0.950, 2), ("disc", "disc10", "single"): (0.940, 2),
+    ("lexeval", "lexeval9", "multi"): (0.945, 4), ("lexeval", "lexeval9", "single"): (0.990, 2),
 }
 
 
@@ -333,9 +335,9 @@ def test_disc_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("disc", cache)
     assert "## disc: plugin vs peer, 6 models" in report and "### disc: reading against the graded set" in report
-    assert scores[("all", "multi")]["plugin"].n == 1675 and scores[("all", "single")]["plugin"].n == 1125
-    assert "| all | multi | 1675 | DISC | 0.7313 | 322 | 66 | 62 | 79 (4.7%) |" in report
-    assert _counts(scores[("all", "single")]["DISC"]) == (1125, 1028, 30, 56, 11, 20)
+    assert scores[("all", "multi")]["plugin"].n == 1875 and scores[("all", "single")]["plugin"].n == 1325
+    assert "| all | multi | 1875 | DISC | 0.7301 | 367 | 70 | 69 | 88 (4.7%) |" in report
+    assert _counts(scores[("all", "single")]["DISC"]) == (1325, 1208, 37, 66, 14, 27)
     # DISC's rule as re-expressed gives, model by model and task by task, the item counts of DISC's own
     # code re-run on these files (disc_peer_recomputed.csv; its published figures differ in 16 of 60)
     import csv
@@ -364,9 +366,9 @@ def test_lexeval_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lexeval", cache)
     assert "## lexeval: plugin vs peer, 26 models" in report
-    assert scores[("all", "multi")]["plugin"].n == 1350 and scores[("all", "single")]["plugin"].n == 1150
-    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (1350, 1217, 92, 7, 34, 17)
-    assert _counts(scores[("all", "single")]["LexEval exact"]) == (1150, 1014, 110, 8, 18, 28)
+    assert scores[("all", "multi")]["plugin"].n == 1550 and scores[("all", "single")]["plugin"].n == 1350
+    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (1550, 1401, 102, 10, 37, 18)
+    assert _counts(scores[("all", "single")]["LexEval exact"]) == (1350, 1194, 129, 9, 18, 33)
     # LexEval's accuracy rule as re-expressed equals the corpus's own run of LexEval's code, model by model
     import csv
 
@@ -438,7 +440,7 @@ def test_lawbench_section_and_the_timing_line(audit_run):
 
 
 def test_graded_files_are_well_formed():
-    for name, expected in (("disc", 2800), ("lexeval", 2500), ("lawbench_tasks", 3600)):
+    for name, expected in (("disc", 3200), ("lexeval", 2900), ("lawbench_tasks", 3600)):
         rows = audit.load_graded(ROOT / graded.GRADED_FILES[name])
         assert len(rows) == expected and len({(r["model"], r["id"]) for r in rows}) == expected
         for row in rows:
