@@ -235,3 +235,17 @@ def test_read_label_verdict_sets_keep_prose_mentions():
     calm = "综合以上分析，这段评论的用词、语气和表达的态度整体上看都比较温和，并无明显的倾向，应当归为中性一类。"
     assert read_label(calm, SENT) == "中性"
     assert read_label("[结论]谣言信息", RUMOR) == "谣言"  # no longer-word rule for verdicts either
+
+
+@pytest.mark.slow
+def test_read_label_is_linear_on_recitals_and_long_prose():
+    from growth import assert_linear
+
+    recital = "".join(f"[类别]{label}<eoa>\n" for label in CONSULT)
+    assert read_label(recital * 3, CONSULT) is None
+    assert_linear(lambda text: read_label(text, CONSULT), lambda n: recital * n, 400, what="read_label recitals")
+    prose = "借款利息为年利率10%，双方因违约发生争议，"
+    assert read_label(prose * 3, DISPUTE) is None
+    assert_linear(lambda text: read_label(text, DISPUTE), lambda n: prose * n, 1000, what="read_label prose")
+    joined = "争议焦点为" + "和".join(DISPUTE * 200)   # every mention committed through the joins
+    assert read_label(joined, DISPUTE) is None

@@ -91,10 +91,14 @@ def blank_recitals(text: str, labels: tuple[str, ...], forms: Mapping[str, str])
             runs[-1].append((start, end, labels.index(label)))
         else:
             runs.append([(start, end, labels.index(label))])
-    for run in runs:
-        for start, end in _recited_spans(run):
-            text = text[:start] + " " * (end - start) + text[end:]
-    return text
+    spans = [span for run in runs for span in _recited_spans(run)]
+    if not spans:
+        return text
+    pieces, at = [], 0
+    for start, end in spans:                      # in order, disjoint: one pass (linear)
+        pieces += [text[at:start], " " * (end - start)]
+        at = end
+    return "".join(pieces) + text[at:]
 
 
 def _recited_spans(run: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
