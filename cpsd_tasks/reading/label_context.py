@@ -48,9 +48,15 @@ _BETWEEN_RECITED = re.compile(r"(?:\s|[\W_\d]|eoa|/s|" + _HEAD_WORDS + r")*")
 _SLOT_WORD = re.compile(r"(?:^|(?<=[\n\]】]))" + _HEAD_WORDS
                         + r"[\]】:：]\s*[\[【\"“]?(?P<word>[\u4e00-\u9fffA-Za-z0-9]+)")
 _COPULAS = ("是", "为", "属", "系")
+_COPULA = r"(?:应该是|应当是|应为|是|为)?"
+_QUOTE = r"[\"'“‘「『]?"
+#: An explicit declaration of a label ("结论：谣言", "答案是积极", "判断结果为诈骗"): nouns only, so
+#: the verb in "题目要求判断是谣言还是非谣言" declares nothing; 回答/答 need their colon
+#: (:func:`cpsd_tasks.reading.labels.read_label`).
+DECLARED_HEAD = (f"(?:{alternatives(LABEL_HEADS)}|" r"(?:回答|答)\s*[:：])" rf"\s*{_COPULA}\s*[:：]?\s*{_QUOTE}")
 #: The asked slot or a declaration: "[类别]婚姻家庭" (its opening bracket may be stripped), "类别：X".
 _PICK_HEAD = (f"(?:(?:{alternatives(LABEL_HEADS + ('焦点',))})" r"[\]】]|"
-              f"(?:{alternatives(LABEL_HEADS)})" r"(?:应该是|应当是|应为|是|为)?[:：]?)[\"'“‘「『]?")
+              f"(?:{alternatives(LABEL_HEADS)}){_COPULA}[:：]?){_QUOTE}")
 #: Words after which, within a clause, a label is committed to (copulas, classing verbs, heads).
 _COMMIT_BEFORE = re.compile(r"(?:属于|是|为|系|归为|涉及|分类|类别|焦点|类型|答案|选择"
                             r"|(?i:classification|category|focus|answer))"

@@ -18,13 +18,6 @@ from cpsd_tasks.reading.lexicon import (
 )
 from cpsd_tasks.reading.normalize import drop_questions, normalize
 from cpsd_tasks.reading.prepare import squeeze_spaces
-from cpsd_tasks.reading.lexicon import LABEL_HEADS
-from cpsd_tasks.reading.patterns import alternatives
-
-# An explicit declaration of a label ("结论：谣言", "答案是积极", "判断结果为诈骗"): nouns only, so
-# the verb in "题目要求判断是谣言还是非谣言" declares nothing; 回答/答 need their colon.
-_DECLARED_HEAD = (f"(?:{alternatives(LABEL_HEADS)}|" r"(?:回答|答)\s*[:：])"
-                  r"\s*(?:应该是|应当是|应为|是|为)?\s*[:：]?\s*[\"'“‘「『]?")
 
 
 def read_label(text: Optional[str], labels: Iterable[str],
@@ -56,21 +49,31 @@ def read_label(text: Optional[str], labels: Iterable[str],
     Returns:
         One canonical label, or ``None`` when no single label can be read.
     """
+    return _read(text, labels, aliases, source)[0]
+
+
+def _read(text: Optional[str], labels: Iterable[str], aliases: Optional[Mapping[str, str]],
+          source: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+    """``(label, None)`` as :func:`read_label` reads it, or ``(None, why)`` (:func:`unread_label_reason`)."""
     labels = tuple(labels)
     forms = {label: label for label in labels}
     forms.update(aliases or {})
     recited = context.blank_recitals(text, labels, forms) if text else text
     if recited != text:  # a copy of the list: only a label picked from it counts
-        return context.picked_label(squeeze_spaces(drop_questions(normalize(recited))), forms)
+        picked = context.picked_label(squeeze_spaces(drop_questions(normalize(recited))), forms)
+        if picked is not None:
+            return picked, None
+        return None, (RECITAL if squeeze_spaces(drop_questions(normalize(text))) else "empty turn")
     unsqueezed = drop_questions(normalize(text))
     answer = squeeze_spaces(unsqueezed)
     if not answer:
-        return None
+        return None, "empty turn"
     declared = _declared_label(answer, forms)
     if declared is not None:
-        return declared
+        return declared, None
+    verdicts = _mention_verdicts(answer, unsqueezed, labels, forms, source)
     named: set[str] = set()
-    for start, end, label, passed_over in _mention_verdicts(answer, unsqueezed, labels, forms, source):
+    for start, end, label, passed_over in verdicts:
         if passed_over:
             continue
         if any(answer.endswith(neg, 0, start) for neg in NEGATIONS):
@@ -78,7 +81,13 @@ def read_label(text: Optional[str], labels: Iterable[str],
                 named.add(labels[1] if label == labels[0] else labels[0])
             continue
         named.add(label)
-    return named.pop() if len(named) == 1 else None
+    if len(named) == 1:
+        return named.pop(), None
+    if not verdicts:
+        return None, NO_MENTION
+    if all(passed_over for *_, passed_over in verdicts):
+        return None, verdicts[0][3]
+    return None, SEVERAL
 
 
 #: Why :func:`read_label` read no label (:func:`unread_label_reason`), in the words the audit prints.
@@ -94,23 +103,7 @@ def unread_label_reason(text: Optional[str], labels: Iterable[str], aliases: Opt
     reads one: "empty turn", :data:`RECITAL`, :data:`NO_MENTION`, the reason that passed over the
     first mention (:data:`ASKED`, :data:`COPIED`, :data:`SLOT_WORD`, :data:`PROSE_NOUN`) when every
     mention was passed over, else :data:`SEVERAL` (docs/answer_reading.md, labels)."""
-    if read_label(text, labels, aliases, source) is not None:
-        return None
-    labels = tuple(labels)
-    forms = {label: label for label in labels}
-    forms.update(aliases or {})
-    unsqueezed = drop_questions(normalize(text))
-    answer = squeeze_spaces(unsqueezed)
-    if not answer:
-        return "empty turn"
-    if text and context.blank_recitals(text, labels, forms) != text:
-        return RECITAL
-    verdicts = _mention_verdicts(answer, unsqueezed, labels, forms, source)
-    if not verdicts:
-        return NO_MENTION
-    if all(passed_over for *_, passed_over in verdicts):
-        return verdicts[0][3]
-    return SEVERAL
+    return _read(text, labels, aliases, source)[1]
 
 
 def _mention_verdicts(answer: str, unsqueezed: str, labels: tuple[str, ...], forms: Mapping[str, str],
@@ -122,7 +115,7 @@ def _mention_verdicts(answer: str, unsqueezed: str, labels: tuple[str, ...], for
     name its label. Negation is left to the caller."""
     copied_from = squeeze_spaces(normalize(source)) if source else ""
     topics = len(labels) >= context.TOPIC_SET
-    longer = [m.span() for word in context.longer_slot_words(unsqueezed, forms) if topics
+    longer = [m.span() for word in (context.longer_slot_words(unsqueezed, forms) if topics else ())
               for m in re.finditer(re.escape(word), answer)]
     prose = topics and len(answer) > context.PROSE_FROM
     breaks = context.line_breaks(unsqueezed) if prose else frozenset()
@@ -164,7 +157,7 @@ def strict_label(text: Optional[str], labels: Iterable[str]) -> Optional[str]:
 def _declared_label(answer: str, forms: Mapping[str, str]) -> Optional[str]:
     """The label of the last explicit declaration in a whitespace-free answer, else ``None``."""
     alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-    for match in reversed(list(re.finditer(f"{_DECLARED_HEAD}({alternatives})", answer))):
+    for match in reversed(list(re.finditer(f"{context.DECLARED_HEAD}({alternatives})", answer))):
         start = match.start(1)
         if any(answer.endswith(neg, 0, start) for neg in NEGATIONS):
             continue
