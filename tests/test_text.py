@@ -249,3 +249,21 @@ def test_read_label_is_linear_on_recitals_and_long_prose():
     assert_linear(lambda text: read_label(text, DISPUTE), lambda n: prose * n, 1000, what="read_label prose")
     joined = "争议焦点为" + "和".join(DISPUTE * 200)   # every mention committed through the joins
     assert read_label(joined, DISPUTE) is None
+
+
+@pytest.mark.parametrize("raw, expected, why", [
+    (None, None, "empty turn"),
+    ("", None, "empty turn"),
+    ("```\n[类别]劳动纠纷\n```", "劳动纠纷", None),                       # fenced
+    ("［类别］劳动纠纷＜eoa＞", "劳动纠纷", None),                          # full-width brackets and marker
+    ("抱歉，我无法判断这个咨询的类别。", None, "no label named"),          # refusal
+    ("［类别］劳动纠纷＜eoa＞\n［类别］交通事故＜eoa＞\n［类别］债权债务＜eoa＞\n［类别］合同纠纷＜eoa＞", None,
+     "a recital of the label list"),                                      # full-width recital
+    ("[类别]運輸合同糾紛<eoa>", None, "a longer word in the answer slot"),  # Traditional, folded first
+    ("<think>想想：劳动纠纷？</think>[类别]交通事故", "交通事故", None),
+])
+def test_read_label_topic_kinds_on_ugly_outputs(raw, expected, why):
+    from cpsd_tasks.reading import unread_label_reason
+
+    assert read_label(raw, CONSULT) == expected
+    assert unread_label_reason(raw, CONSULT) == why
