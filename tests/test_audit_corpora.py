@@ -29,9 +29,9 @@ REALOUT = (ROOT.parent / "shared" / "realout").resolve()
 #: targets: single ≥ 0.97, multi ≥ 0.95, false credit ≤ 0.5 %). Empty until then.
 PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     # reader 7, on the whole graded set of each corpus: (accuracy at least, false credits at most)
-    ("disc", "all", "multi"): (0.949, 13), ("disc", "all", "single"): (0.960, 5),
-    ("lexeval", "all", "multi"): (0.970, 14), ("lexeval", "all", "single"): (0.972, 16),
-    ("lawbench_tasks", "all", "single"): (0.924, 58), ("lawbench_tasks", "all", "label"): (0.970, 22),
+    ("disc", "all", "multi"): (0.950, 13), ("disc", "all", "single"): (0.962, 5),
+    ("lexeval", "all", "multi"): (0.970, 15), ("lexeval", "all", "single"): (0.974, 16),
+    ("lawbench_tasks", "all", "single"): (0.926, 63), ("lawbench_tasks", "all", "label"): (0.966, 30),
     # the sets a frozen reader read first (audit.graded.FIRST_READS), as reader 7 reads them
     ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
     ("disc", "disc6", "multi"): (0.953, 1), ("disc", "disc6", "single"): (0.953, 0),
@@ -49,6 +49,9 @@ PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     ("lawbench_tasks", "argument6", "single"): (0.933, 8), ("lawbench_tasks", "labels6", "label"): (0.960, 6),
     ("disc", "disc10", "multi"): (0.950, 2), ("disc", "disc10", "single"): (0.940, 2),
     ("lexeval", "lexeval9", "multi"): (0.945, 4), ("lexeval", "lexeval9", "single"): (0.990, 2),
+    ("disc", "disc11", "multi"): (0.965, 0), ("disc", "disc11", "single"): (0.975, 0),
+    ("lexeval", "lexeval10", "multi"): (0.970, 1), ("lexeval", "lexeval10", "single"): (0.985, 0),
+    ("lawbench_tasks", "argument7", "single"): (0.936, 5), ("lawbench_tasks", "labels7", "label"): (0.943, 8),
 }
 
 
@@ -335,9 +338,9 @@ def test_disc_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("disc", cache)
     assert "## disc: plugin vs peer, 6 models" in report and "### disc: reading against the graded set" in report
-    assert scores[("all", "multi")]["plugin"].n == 1875 and scores[("all", "single")]["plugin"].n == 1325
-    assert "| all | multi | 1875 | DISC | 0.7301 | 367 | 70 | 69 | 88 (4.7%) |" in report
-    assert _counts(scores[("all", "single")]["DISC"]) == (1325, 1208, 37, 66, 14, 27)
+    assert scores[("all", "multi")]["plugin"].n == 2075 and scores[("all", "single")]["plugin"].n == 1525
+    assert "| all | multi | 2075 | DISC | 0.7311 | 405 | 78 | 75 | 97 (4.7%) |" in report
+    assert _counts(scores[("all", "single")]["DISC"]) == (1525, 1399, 38, 72, 16, 28)
     # DISC's rule as re-expressed gives, model by model and task by task, the item counts of DISC's own
     # code re-run on these files (disc_peer_recomputed.csv; its published figures differ in 16 of 60)
     import csv
@@ -366,9 +369,9 @@ def test_lexeval_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lexeval", cache)
     assert "## lexeval: plugin vs peer, 26 models" in report
-    assert scores[("all", "multi")]["plugin"].n == 1550 and scores[("all", "single")]["plugin"].n == 1350
-    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (1550, 1401, 102, 10, 37, 18)
-    assert _counts(scores[("all", "single")]["LexEval exact"]) == (1350, 1194, 129, 9, 18, 33)
+    assert scores[("all", "multi")]["plugin"].n == 1750 and scores[("all", "single")]["plugin"].n == 1550
+    assert _counts(scores[("all", "multi")]["LexEval exact"]) == (1750, 1581, 118, 12, 39, 19)
+    assert _counts(scores[("all", "single")]["LexEval exact"]) == (1550, 1370, 150, 10, 20, 39)
     # LexEval's accuracy rule as re-expressed equals the corpus's own run of LexEval's code, model by model
     import csv
 
@@ -388,7 +391,7 @@ def test_lawbench_tasks_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lawbench_tasks", cache)
     assert "## lawbench_tasks: plugin vs peer, 34 models" in report and "2-6 not read" not in report
-    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 1800
+    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 2100
     # LawBench's rule on argument1, counted here from the raw outputs: right when the set of A–E
     # letters occurring equals the graded letters
     outputs: dict[str, dict[str, str]] = {}
@@ -401,7 +404,7 @@ def test_lawbench_tasks_audit(audit_run):
                 outputs[row["model"]] = {r["id"]: r["output"] for r in map(json.loads, handle)}
         right += ("".join(sorted(set(outputs[row["model"]][row["id"]]) & set("ABCDE"))) or "NONE") == row["answer"]
     assert scores[("argument1", "single")]["LawBench"].right == right == 170
-    assert _counts(scores[("all", "label")]["LawBench"]) == (1800, 1438, 276, 5, 81, 55)
+    assert _counts(scores[("all", "label")]["LawBench"]) == (2100, 1667, 326, 5, 102, 65)
     # LawBench's rules as re-expressed give LawBench's published 2-2, 2-4 and 2-8 for every model
     rows = corpora.model_table(corpus, read)
     for row in rows:
@@ -440,7 +443,7 @@ def test_lawbench_section_and_the_timing_line(audit_run):
 
 
 def test_graded_files_are_well_formed():
-    for name, expected in (("disc", 3200), ("lexeval", 2900), ("lawbench_tasks", 3600)):
+    for name, expected in (("disc", 3600), ("lexeval", 3300), ("lawbench_tasks", 4200)):
         rows = audit.load_graded(ROOT / graded.GRADED_FILES[name])
         assert len(rows) == expected and len({(r["model"], r["id"]) for r in rows}) == expected
         for row in rows:
@@ -449,7 +452,7 @@ def test_graded_files_are_well_formed():
             if "multi" in row or row["id"].startswith("2-8"):
                 assert row["answer"] == "NONE" or re.fullmatch(r"A?B?C?D?E?", row["answer"]) and row["answer"]
     sets = {r["set"] for r in audit.load_graded(ROOT / graded.GRADED_FILES["lawbench_tasks"])}
-    assert sets == {f"{kind}{n}" for kind in ("argument", "labels") for n in range(1, 7)}
+    assert sets == {f"{kind}{n}" for kind in ("argument", "labels") for n in range(1, 8)}
 
 
 # --------------------------------------------------------------------------- the docs block (--into)
