@@ -51,8 +51,10 @@ def test_reading_against_the_graded_set(corpus):
     # reader 2: 6,691 (one fewer: "A:贪污罪" where 贪污罪 is option C's text is no answer now, as the graders
     # of the disc and lexeval sets read a letter carrying another option's text; this set's graders read A)
     # reader 6: 0.9836, after 33 items were re-read under the recitation convention
-    assert plugin.right >= 6698 and plugin.false_credit <= 23 and plugin.wrong_letters <= 12
-    assert plugin.credit_differs <= 21                                  # reading errors that change a score
+    # reader 8: 0.9824 (6,690), after 20 of 60 items were re-read under the convention "a declared letter restated
+    # with another option's text is no answer" (reader 7 on the re-read set: 0.9806, 42 false credits, 29 changed)
+    assert plugin.right >= 6690 and plugin.false_credit <= 28 and plugin.wrong_letters <= 12
+    assert plugin.credit_differs <= 23                                  # reading errors that change a score
     assert rule.right < 3550 and rule.credit_differs >= 385            # LawBench's rule: 0.503, 403
     for name, (accuracy, false_credit) in SET_FLOORS.items():
         assert scores[name]["plugin"].accuracy >= accuracy, name
@@ -66,9 +68,12 @@ SET_FLOORS = {
     # reader 6: one false credit each in heldout1, 4, 9, 10, 13 and 19 from the 33 items re-read under the
     # recitation convention (a template the reader still reads as all the options, e.g. "【答案】：【A】：【B】：…")
     **{name: (0.98, 1) for name in ("heldout1", "heldout4")},
-    "heldout5": (0.975, 1),     # one false credit left (p099)
+    # reader 8: 20 items re-read under the later convention "a declared letter restated with another option's
+    # text is no answer" (e.g. "正确答案：C<eoa><B's text>"); the reader keeps the letter on four of them (the rest
+    # of the reply goes on to the letter's own text, a re-posed question): heldout5, 7, 13, 17, one false credit each
+    "heldout5": (0.975, 2),     # false credits: p099 and one re-read item
     # heldout7: letter loops after an answer slot, read as garbage by its third grader (so read since heldout13)
-    "heldout7": (0.99, 0),
+    "heldout7": (0.99, 1),
     # heldout8 (first read 0.957): "A.A B.B C.C D.D" before copies of the prompt is no answer since
     # heldout13 (four sets' graders read the mapping so)
     "heldout8": (0.98, 0),
@@ -83,7 +88,7 @@ SET_FLOORS = {
     "heldout12": (0.98, 1),
     # heldout13 (first read 0.953): left a copied list declared from its first option, and the loop
     # "【答案】：【A】：【B】：【C】：【D】…" its graders read as all four letters (heldout7's as none)
-    "heldout13": (0.98, 1),
+    "heldout13": (0.98, 2),
     # heldout14 (first read 0.920): left a leading "A:" before English or garbage text, copies of the
     # question followed by a discussion or by one option's text looping
     "heldout14": (0.95, 3),
@@ -94,7 +99,7 @@ SET_FLOORS = {
     "heldout16": (0.98, 1),
     # heldout17 (first read 0.970; graders agreed on all 300): left answers only by meaning and an answer
     # under a question the model rewrote with options of its own
-    "heldout17": (0.98, 1),
+    "heldout17": (0.98, 2),
     # heldout18 (first read 0.957 with the reader after the sixth breaker round): left answers only by
     # meaning, headers over all four options read as all four by its graders, an "A. <text> 正确答案：B"
     # mapping its graders read as the letters declared

@@ -261,6 +261,29 @@ def test_turns_split_at_markers():
     assert turns("<bot>: A") == [": A"]                       # a role marker first names the speaker
     assert own_turn("谣言<eoa>\n<human>: 下一题") == "谣言"
     assert own_turn("<eoa>") == ""
+    # an answer head left open before a marker: the next piece fills the slot (reader 8)
+    assert own_turn("答案：<eoa>谣言<eop>") == "答案:谣言<eop>"                 # (NFKC: full-width colon folded)
+    assert own_turn("？\n回答：\n<eoa>非谣言<eoa>下一题") == "?\n回答:\n非谣言"
+    assert own_turn("[类别]<eoa>婚姻家庭") == "[类别]"              # the asked "[类别]X<eoa>" left empty
+    assert own_turn("答案：<eoa>   <eoa>") == "答案:"            # nothing in the next piece: the head alone
+    assert own_turn("我的答案<eoa>谣言") == "我的答案"             # no colon: not an open slot
+
+
+TOPICS = ("诉讼主体", "租金情况", "利息", "本金争议", "责任认定", "责任划分")
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("答案：<eoa>利息<eop>。", "利息"),
+    ("？\n\n回答：\n<eoa>责任认定<eop>您好，根据您的问题…", "责任认定"),
+    ("问题：请指出句子的争议焦点类别。\n\n答案：<eoa>本金争议<eop>。\n\n句子：…", "本金争议"),
+    ("答案：<eoa>\n\n解题思路：先看句子", None),                 # the slot stays empty
+    ("综上。\n答案:<eoa>责任认定<eop>责任划分<eoa>原告诉称", None),  # a list after the head: two labels
+    ("综上。\n答案：责任认定\n责任划分", None),
+    ("综上。\n答案：责任认定\n责任认定", "责任认定"),               # the same label twice is one
+    ("综上。\n答案：租金情况。", "租金情况"),
+])
+def test_open_answer_slot_and_label_lists_after_a_head(output, expected):
+    assert read_label(output, TOPICS) == expected
 
 
 @pytest.mark.parametrize("output", ["不便回答", "无法提供相关信息", "抱歉，我不便回答这个问题。", "我不方便透露。"])

@@ -294,6 +294,99 @@ def _keep(site: _Site, state: _Declarations) -> None:
     state.previous = site.end
 
 
+# What may stand between a declared letter and the text that restates it: punctuation, a line break, a
+# short lead ("解释：", "即", "争议观点：").
+_RESTATED_LEAD = re.compile(r"[ \t]*[:：.．、。,，;；)）\]】>]*[ \t]*(?:\n[ \t]*){0,2}"
+                            r"(?:(?:解释|解析|理由|分析|争议观点|即)[ \t]*[:：，,]?\s*)?")
+_CONTRAST = re.compile(r"[，,][ \t]*(?:但是?|然而|而是|不过)|(?i:\bbut\b|\bhowever\b)")
+_REJECTED = re.compile(r"错误|不正确|不成立|不对|有误|排除|不选")
+REJECTED_TAIL = 12                           # (characters at the end of the line where a rejection is looked for)
+_REASON_FIRST = re.compile(r"(?:因为|由于|(?i:because|since)\b)")
+_RESTATED_STOP = re.compile(r"\n|[。；;](?!$)")
+#: A text this alike (rapidfuzz ``ratio``, 0–100) to another option's, and this much closer to it than to the
+#: declared option's own, restates that other option (as :mod:`cpsd_tasks.reading.option_lines` judges a line).
+RESTATED_CLOSE, RESTATED_CLOSE_MARGIN = 90, 5
+RESTATED_NEAR, RESTATED_NEAR_MARGIN = 75, 15
+#: A piece shorter than this (characters, compared form) restates an option only when it is its whole text.
+SHORT_PIECE = 6
+#: How far after a restated text the reply is looked at for what settles it (characters).
+SETTLE_WINDOW = 2000
+
+
+#: Why a declared letter is no answer when another option's text restates it.
+RESTATED = "declared letter restated with another option's text"
+
+
+def restated_as(text: str, end: int, letters: frozenset[str], ctx: Context, settle: bool = True) -> Optional[str]:
+    """The other option whose text follows one declared letter at ``end`` (``正确答案：B\\n<A's text>``,
+    ``[正确答案]B: <D's text>``), or ``None``: the rest of its line or the next line, whole or up to its
+    first sentence end, compared with every option's text; a labelled line (``A. …``) is left to the
+    letter rules, and the rest of the reply settles it when it states the letter's own text too (the options
+    recapped: ``【答案】B【解析】<A's text>;<B's text>;…``) or declares the letter again (``…因此，答案为B``)."""
+    if len(letters) != 1:
+        return None
+    letter = next(iter(letters))
+    start = _RESTATED_LEAD.match(text, end).end()
+    line_end = text.find("\n", start)
+    line = text[start:line_end if line_end >= 0 else len(text)][:600]
+    own_label = re.match(r"[(（\[【]?" + letter + r"[)）\]】]?[ \t]*[:：.．、]", line)
+    if own_label:
+        line = line[own_label.end():]
+    elif _LINE_LABEL.match(line) or _REASON_FIRST.match(line):
+        return None                          # (an option's line: the letter rules; a reason: "因为<E's text>，…")
+    first = _RESTATED_STOP.search(line)
+    other, said = _restating(compared_text(line), letter, ctx), len(line)
+    if other is None and first:
+        other, said = _restating(compared_text(line[:first.start()]), letter, ctx), first.end()
+    piece_start = start + (own_label.end() if own_label else 0)
+    if other is not None and any(pattern.search(part) and not pattern.search(ctx.texts.get(other, ""))
+                                 for pattern, part in ((_CONTRAST, line), (_REJECTED, line[-REJECTED_TAIL:]))):
+        return None                          # another option's text set against the answer, or rejected at
+                                             # its end: "<B's text>，但…", "选项A：<A's text>，错误。"
+    if other is None or settle and _settled_after(text, piece_start, piece_start + said, letter, ctx):
+        return None
+    return other
+
+
+def _settled_after(text: str, start: int, after: int, letter: str, ctx: Context) -> bool:
+    """Whether the :data:`SETTLE_WINDOW` characters from ``start`` (the restating piece) state ``letter``'s own
+    text (the options recapped; an option's text that holds the other's), or those after the piece (from
+    ``after``) declare the letter again."""
+    stop = min(len(text), start + SETTLE_WINDOW)
+    own = ctx.targets.get(letter, "")
+    if len(own) >= 4 and stop - start >= len(own) and fuzz.partial_ratio(own, compared_text(text[start:stop])) >= 90:
+        return True
+    for match in DECLARATION.finditer(text, after, stop):
+        site = _Site(text, ctx, False, match, True)
+        if any(guard(site) for guard in _GUARDS_ON_MATCH) or _english_supposed(site):
+            continue                         # "所以不选B", "例如答案为B", "错选B的考生很多"
+        fragment = next((match.group(name) for name in ("list", "lower", "colon_list")
+                         if name in match.re.groupindex and match.group(name) is not None), "")
+        if (letters_in(fragment, ctx.valid) == {letter}
+                and restated_as(text, match.end(), frozenset(letter), ctx, settle=False) is None):
+            return True                      # (declared again, and not restated again: a loop settles nothing)
+    return False
+
+
+def _restating(piece: str, letter: str, ctx: Context) -> Optional[str]:
+    """The option other than ``letter`` whose text ``piece`` is (:data:`RESTATED_CLOSE`, :data:`RESTATED_NEAR`), or
+    ``None``; the start of ``letter``'s own text (cut short, or its first sentence) restates nothing."""
+    own = ctx.targets.get(letter, "")
+    if len(piece) < 2 or own and fuzz.ratio(piece, own[:len(piece)]) >= 90:
+        return None
+    if len(piece) < SHORT_PIECE:                 # "答案：A\n抢夺罪" (B's text): only an exact text counts
+        exact = sorted(key for key, target in ctx.targets.items() if target == piece and key != letter)
+        return exact[0] if exact else None
+    alike = {key: fuzz.ratio(piece, target) for key, target in ctx.targets.items() if target}
+    mine = alike.get(letter, 0.0)
+    best = max(alike, key=alike.get) if alike else letter
+    if best != letter and (alike[best] >= RESTATED_CLOSE and alike[best] > mine + RESTATED_CLOSE_MARGIN
+                           or alike[best] >= RESTATED_NEAR and alike[best] > mine + RESTATED_NEAR_MARGIN):
+        if len(_NEGATION_CHARS.findall(piece)) == len(_NEGATION_CHARS.findall(ctx.targets[best])):
+            return best                      # (not the other's claim reversed: "有权…" for "无权…")
+    return None
+
+
 def _label_lines_answer(state: _Declarations) -> Optional[frozenset[str]]:
     """The answer of declarations found only inside options' lines: each option's line declaring that
     option gives all of them ("A: 正确答案是A。\\nC: 正确答案是C。", not one whose line then calls it wrong);
@@ -336,6 +429,8 @@ def _found_answer(state: _Declarations, text: str, ctx: Context) -> frozenset[st
     if (sum(1 for before, after in zip(found, found[1:]) if before != after) >= 3 and len(set(found)) < 3
             and not state.final):
         return NoAnswer("declarations go back and forth")   # "The correct answer is B. … is D. … is B. … is D"
+    if len(found[-1]) == 1 and found[-1] == state.found[-1] and restated_as(text, state.previous, found[-1], ctx):
+        return NoAnswer(RESTATED)            # (the last declaration only: one look per output, linear)
     # the answer slot recited letter by letter (no answer), or the last one
     return combine_slots(found, True, frozenset(ctx.valid)) or NoAnswer("answer slot recited letter by letter")
 
@@ -590,7 +685,9 @@ def declared(turn: Turn) -> Optional[frozenset[str]]:
     two answers three times or more are a loop (no answer) unless the last is a final answer
     (``最终答案``). When declarations name a polarity and it differs (``错误的说法是：A … 正确的说法是：B``,
     ``答案：A\n错误的说法是：B、C、D``), those whose polarity is not the one the question's asking clause asks
-    for are dropped.
+    for are dropped. One declared letter followed by another option's text (``正确答案：B\n<A's text>``,
+    ``[正确答案]B: <D's text>``; across an end marker, in :func:`~cpsd_tasks.reading.letters.read_choices`) is
+    no answer unless the rest settles it (:func:`restated_as`).
 
     Example: ``"答案：A……更正：答案：C"`` → C.
     """

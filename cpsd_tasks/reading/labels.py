@@ -154,6 +154,25 @@ def strict_label(text: Optional[str], labels: Iterable[str]) -> Optional[str]:
     return answer if answer in set(labels) else None
 
 
+_LIST_GAP = re.compile(r"(?:<[a-z]{2,4}>|[;；,，。.]|\d{1,2}[.、)）])+")
+
+
+def _another_label_next(answer: str, end: int, label: str, forms: Mapping[str, str]) -> bool:
+    """Whether another label follows at ``end`` of a whitespace-free answer as an item of a list: after nothing,
+    a ``<eop>``-like tag, a separator or a number (``责任认定责任划分``, ``责任认定<eop>责任划分``, ``利息；本金争议``,
+    ``利息1.本金争议``), and itself followed by the end, a tag, a separator or another label — not a sentence that
+    starts with a label word (``责任划分不明确…``)."""
+    gap = _LIST_GAP.match(answer, end)
+    start = gap.end() if gap else end
+    for form, canonical in forms.items():
+        if canonical != label and answer.startswith(form, start):
+            after = start + len(form)
+            if (after == len(answer) or _LIST_GAP.match(answer, after) and _LIST_GAP.match(answer, after).end() > after
+                    or any(answer.startswith(other, after) for other in forms)):
+                return True
+    return False
+
+
 def _declared_label(answer: str, forms: Mapping[str, str]) -> Optional[str]:
     """The label of the last explicit declaration in a whitespace-free answer, else ``None``."""
     alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
@@ -165,5 +184,7 @@ def _declared_label(answer: str, forms: Mapping[str, str]) -> Optional[str]:
             continue
         if re.match(r"[/|、或和与]", answer[match.end(1):match.end(1) + 1]):
             continue                         # "标签：谣言/非谣言": the label list echoed
+        if _another_label_next(answer, match.end(1), forms[match.group(1)], forms):
+            continue                         # "答案：责任认定\n责任划分\n…", "答案:责任认定<eop>责任划分": a list
         return forms[match.group(1)]
     return None

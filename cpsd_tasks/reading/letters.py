@@ -46,7 +46,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional
 
-from cpsd_tasks.reading.declarations import declared, declared_text, read_declared
+from cpsd_tasks.reading.declarations import RESTATED, declared, declared_text, read_declared, restated_as
 from cpsd_tasks.reading.letter_patterns import (
     DECLARATION,
     ENGLISH_VERDICT,
@@ -733,6 +733,18 @@ class _Exchange:
     slots: list[frozenset[str]] = field(default_factory=list)   # the answer, then each bare turn after it
     declared: list[bool] = field(default_factory=list)          # whether each of those turns declares
     decided: TurnReading = TurnReading(None, reason="no rule applies")   # the reading that gave the answer
+    taken_back: bool = False                 # a later turn took the answer back
+
+
+_ENDS_DECLARED = re.compile(r"[A-Z][ \t]*[\]】)）]?[ \t。.．]*$")
+
+
+def _restated_after(state: _Exchange, answered: str, rest: str, ctx: Context) -> bool:
+    """Whether the turns right after one declared letter (``rest``, joined) open with another option's text
+    (``[正确答案]D<eoa>\\n<E's text>``: :func:`~cpsd_tasks.reading.declarations.restated_as`; a later turn may
+    settle it, ``…<eoa>\\n因此，答案为D``)."""
+    return (state.decided.rule == "declared" and len(state.answer) == 1 and bool(_ENDS_DECLARED.search(answered))
+            and restated_as(rest, 0, state.answer, ctx) is not None)
 
 
 def _read_later(state: _Exchange, pieces: list[str], index: int, ctx: Context) -> bool:
@@ -740,7 +752,11 @@ def _read_later(state: _Exchange, pieces: list[str], index: int, ctx: Context) -
     its first line replacing the answer when it declares another single letter (turn rule ``redeclared``)."""
     turn = pieces[index]
     if not _is_bare(turn):
-        if (index == len(pieces) - 1 and len(state.slots) == 1 and (later := _redeclared(turn, ctx))
+        if (all(not piece.strip() for piece in pieces[state.first + 1:index])
+                and _restated_after(state, pieces[state.first], "\n".join(pieces[index:]), ctx)):
+            state.answer, state.first, state.taken_back = frozenset(), None, True
+            state.decided = TurnReading(None, reason=RESTATED)
+        elif (index == len(pieces) - 1 and len(state.slots) == 1 and (later := _redeclared(turn, ctx))
                 and len(later) == 1 and later != state.answer):
             state.answer, state.first = later, index     # "[正确答案]B<eoa>\n\n其中错误的是A。": the last declaration
             state.decided = TurnReading(later, rule="redeclared")
@@ -824,7 +840,7 @@ def _read_turns(pieces: list[str], ctx: Context) -> _Exchange:
         state.decided = (TurnReading(state.answer, rule="later_turns") if state.answer
                          else TurnReading(None, reason="answer slot recited letter by letter"))
         stopped = stopped or state.answer is None
-    if not state.answer and not stopped and len(pieces) > 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
+    if not state.answer and not stopped and not state.taken_back and len(pieces) > 1 and not pieces[0].rstrip().endswith(_SENTENCE_ENDS):
         # "因此，A选项<eoa>是正确的答案。": an end marker inside a sentence; read the two pieces as one
         state.decided = _joined(read_turn(pieces[0] + pieces[1], ctx))
         state.answer = state.decided.letters

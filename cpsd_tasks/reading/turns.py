@@ -98,9 +98,23 @@ def own_turn(text: Optional[str]) -> str:
 
     Returns:
         The first piece of :func:`turns` that holds anything but whitespace and punctuation
-        (``"谣言"`` for ``"谣言<eoa>\\n<human>: 下一题"``); ``""`` when there is none.
+        (``"谣言"`` for ``"谣言<eoa>\\n<human>: 下一题"``), joined with the next one when it ends with an
+        open answer head (:data:`OPEN_HEAD`: ``"答案：<eoa>谣言<eop>"`` → ``"答案：谣言"``); ``""`` when there is none.
     """
-    return _first(turns(answer_text(text)), lambda piece: bool(piece.strip(EDGE_CHARS)))
+    pieces = turns(answer_text(text))
+    for index, piece in enumerate(pieces):
+        if piece.strip(EDGE_CHARS):
+            if OPEN_HEAD.search(piece):          # "答案：<eoa>诉讼主体<eop>": the marker is no content
+                filled = _first(pieces[index + 1:], lambda later: bool(later.strip(EDGE_CHARS)))
+                return piece + filled
+            return piece
+    return ""
+
+
+#: An answer head with a colon left open at the end of a turn (``答案：``, ``回答：\n``): the end marker after it
+#: is not content, so the next piece fills the slot (:func:`own_turn`; ``答案：<eoa>诉讼主体<eop>``). Not a
+#: bracketed tag: ``[正确答案]<eoa>`` is the asked format (the answer between the tag and the marker) left empty.
+OPEN_HEAD = re.compile(r"(?:正确答案|答案|回答|回复|答|结论|类别|咨询类别|争议焦点|Answer|answer)[ \t*_]*[:：][ \t*_]*\s*$")
 
 
 def _first(pieces: list[str], keep: Callable[[str], bool]) -> str:
