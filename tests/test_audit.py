@@ -53,8 +53,9 @@ def test_reading_against_the_graded_set(corpus):
     # reader 6: 0.9836, after 33 items were re-read under the recitation convention
     # reader 8: 0.9824 (6,690), after 20 of 60 items were re-read under the convention "a declared letter restated
     # with another option's text is no answer" (reader 7 on the re-read set: 0.9806, 42 false credits, 29 changed)
-    assert plugin.right >= 6690 and plugin.false_credit <= 28 and plugin.wrong_letters <= 12
-    assert plugin.credit_differs <= 23                                  # reading errors that change a score
+    # reader 9: 6,691 (English "…is point B: <text>" read)
+    assert plugin.right >= 6691 and plugin.false_credit <= 28 and plugin.wrong_letters <= 12
+    assert plugin.credit_differs <= 22                                  # reading errors that change a score
     assert rule.right < 3550 and rule.credit_differs >= 385            # LawBench's rule: 0.503, 403
     for name, (accuracy, false_credit) in SET_FLOORS.items():
         assert scores[name]["plugin"].accuracy >= accuracy, name

@@ -301,6 +301,7 @@ _RESTATED_LEAD = re.compile(r"[ \t]*[:：.．、。,，;；)）\]】>]*[ \t]*(?:
 _CONTRAST = re.compile(r"[，,][ \t]*(?:但是?|然而|而是|不过)|(?i:\bbut\b|\bhowever\b)")
 _REJECTED = re.compile(r"错误|不正确|不成立|不对|有误|排除|不选")
 REJECTED_TAIL = 12                           # (characters at the end of the line where a rejection is looked for)
+_SENTENCE_END = ("。", ".", "！", "!", "？", "?", "；", ";")
 _REASON_FIRST = re.compile(r"(?:因为|由于|(?i:because|since)\b)")
 _RESTATED_STOP = re.compile(r"\n|[。；;](?!$)")
 #: A text this alike (rapidfuzz ``ratio``, 0–100) to another option's, and this much closer to it than to the
@@ -309,6 +310,8 @@ RESTATED_CLOSE, RESTATED_CLOSE_MARGIN = 90, 5
 RESTATED_NEAR, RESTATED_NEAR_MARGIN = 75, 15
 #: A piece shorter than this (characters, compared form) restates an option only when it is its whole text.
 SHORT_PIECE = 6
+#: A piece at least this long (characters, compared form) that is the start of one other option's text restates it.
+CUT_PIECE = 10
 #: How far after a restated text the reply is looked at for what settles it (characters).
 SETTLE_WINDOW = 2000
 
@@ -319,8 +322,9 @@ RESTATED = "declared letter restated with another option's text"
 
 def restated_as(text: str, end: int, letters: frozenset[str], ctx: Context, settle: bool = True) -> Optional[str]:
     """The other option whose text follows one declared letter at ``end`` (``正确答案：B\\n<A's text>``,
-    ``[正确答案]B: <D's text>``), or ``None``: the rest of its line or the next line, whole or up to its
-    first sentence end, compared with every option's text; a labelled line (``A. …``) is left to the
+    ``[正确答案]B: <D's text>``, ``…is point B: <the start of D's text>``), or ``None``: the rest of its line or the
+    next line, whole or up to its first sentence end, compared with every option's text (:func:`_restating`); a
+    labelled line (``A. …``) is left to the
     letter rules, and the rest of the reply settles it when it states the letter's own text too (the options
     recapped: ``【答案】B【解析】<A's text>;<B's text>;…``) or declares the letter again (``…因此，答案为B``)."""
     if len(letters) != 1:
@@ -335,9 +339,10 @@ def restated_as(text: str, end: int, letters: frozenset[str], ctx: Context, sett
     elif _LINE_LABEL.match(line) or _REASON_FIRST.match(line):
         return None                          # (an option's line: the letter rules; a reason: "因为<E's text>，…")
     first = _RESTATED_STOP.search(line)
-    other, said = _restating(compared_text(line), letter, ctx), len(line)
+    ended = line_end >= 0 or line.rstrip().endswith(_SENTENCE_END)   # (not cut off by the length limit)
+    other, said = _restating(compared_text(line), letter, ctx, ended), len(line)
     if other is None and first:
-        other, said = _restating(compared_text(line[:first.start()]), letter, ctx), first.end()
+        other, said = _restating(compared_text(line[:first.start()]), letter, ctx, True), first.end()
     piece_start = start + (own_label.end() if own_label else 0)
     if other is not None and any(pattern.search(part) and not pattern.search(ctx.texts.get(other, ""))
                                  for pattern, part in ((_CONTRAST, line), (_REJECTED, line[-REJECTED_TAIL:]))):
@@ -368,15 +373,22 @@ def _settled_after(text: str, start: int, after: int, letter: str, ctx: Context)
     return False
 
 
-def _restating(piece: str, letter: str, ctx: Context) -> Optional[str]:
-    """The option other than ``letter`` whose text ``piece`` is (:data:`RESTATED_CLOSE`, :data:`RESTATED_NEAR`), or
-    ``None``; the start of ``letter``'s own text (cut short, or its first sentence) restates nothing."""
+def _restating(piece: str, letter: str, ctx: Context, ended: bool = True) -> Optional[str]:
+    """The option other than ``letter`` whose text ``piece`` is (:data:`RESTATED_CLOSE`, :data:`RESTATED_NEAR`; a
+    piece under :data:`SHORT_PIECE` only as that whole text) or, ``ended`` (not cut off by the length limit), whose
+    text it starts (:data:`CUT_PIECE` characters or more), or ``None``; the start of ``letter``'s own text (cut
+    short, or its first sentence) restates nothing, nor another option's claim reversed (a negation changed)."""
     own = ctx.targets.get(letter, "")
     if len(piece) < 2 or own and fuzz.ratio(piece, own[:len(piece)]) >= 90:
         return None
     if len(piece) < SHORT_PIECE:                 # "答案：A\n抢夺罪" (B's text): only an exact text counts
         exact = sorted(key for key, target in ctx.targets.items() if target == piece and key != letter)
         return exact[0] if exact else None
+    started = sorted(key for key, target in ctx.targets.items() if key != letter and ended and len(piece) >= CUT_PIECE
+                     and len(target) > len(piece) and fuzz.ratio(piece, target[:len(piece)]) >= 90
+                     and len(_NEGATION_CHARS.findall(piece)) == len(_NEGATION_CHARS.findall(target[:len(piece)])))
+    if len(started) == 1:
+        return started[0]                    # another option's text cut short ("is point B: <the start of D's text>")
     alike = {key: fuzz.ratio(piece, target) for key, target in ctx.targets.items() if target}
     mine = alike.get(letter, 0.0)
     best = max(alike, key=alike.get) if alike else letter

@@ -47,13 +47,19 @@ _HEADS = (r"(?:(?:^|(?<=\n))[ \t]*(?:解答[ \t]*[:：][ \t]*)?解|解答|最终
           # "I would select option [B]", "I choose B", "I'd go with C"
           r"|(?<![A-Za-z])I(?:\s+would|\s+will|'d|’d|'ll|’ll)?\s+(?:select|choose|pick|go\s+with)"
           # "the most suitable counterpoint … is option B", "…would be option D": a copula before "option X"
-          r"|(?<![A-Za-z])(?:is|would\s+be)(?=\s+(?i:option|choice)\s+\(?[A-Z]\b))")
+          r"|(?<![A-Za-z])(?:is|would\s+be)(?=\s+(?i:option|choice)\s+\(?[A-Z]\b)"
+          # "the best counterpoint to choose is B: <text>", "…could be option B: “…”", "…is point B: …",
+          # "…can be found in option B: …": a copula (or "in") before a letter that labels its text
+          r"|(?<![A-Za-z])(?:is|would\s+be|could\s+be|should\s+be|in)"
+          r"(?=\s+(?:(?i:option|choice|point)\s+)?\(?[A-Z]\)?[ \t]*[:：])"
+          # "[ Correct Answer ] C", "[Correct Answer]: B": the asked tag in English
+          r"|\[[ \t]*(?i:correct[ \t]+answer)[ \t]*\])")
 # After the head: a colon, or the letter alone on the next line ("##正确答案\nC\n"); "option" ("…is option D").
 _TAIL = (r"[ \t]*(?:应该是|应当是|应该为|应为|应是|是|为|选择|选)?[ \t]*(?:[:：]\s*|\n[ \t]*\n?[ \t]*(?=[A-Z][ \t]*(?:\n|$)))?"
-         r"(?:(?i:option|choice)\s+)?")
+         r"(?:(?i:option|choice|point)\s+)?")
 # (A first sub-answer's number may come before the letter: "正确答案: （1）A 。". The leading lookaheads
 # only make the scan fast: a position whose first character can start no match is skipped at once.)
-DECLARATION = re.compile(rf"(?=[解最正参标答应故所因我选更改而\sTtCcFfRrAaOoIiw]){_HEADS}{_TAIL}(?:[(（][1-9][)）][ \t]*(?=[A-Z][ \t]*(?:[。，,;；]|$)))?(?:(?P<list>{LETTER_LIST})|(?P<lower>{LOWER_LETTER_LIST}){_LOWER_END})")
+DECLARATION = re.compile(rf"(?=[解最正参标答应故所因我选更改而\sTtCcFfRrAaOoIiw\[]){_HEADS}{_TAIL}(?:[(（][1-9][)）][ \t]*(?=[A-Z][ \t]*(?:[。，,;；]|$)))?(?:(?P<list>{LETTER_LIST})|(?P<lower>{LOWER_LETTER_LIST}){_LOWER_END})")
 # A label: an option letter opening a line or sentence and followed by : . 、 ) (``A:…``, ``(B) …``,
 # ``1. C. …``). Used to tell a copied option list (two or more different labels) from an answer.
 LABEL = re.compile(
