@@ -71,8 +71,8 @@ SET_FLOORS = {
     **{name: (0.98, 1) for name in ("heldout1", "heldout4")},
     # reader 8: 20 items re-read under the later convention "a declared letter restated with another option's
     # text is no answer" (e.g. "正确答案：C<eoa><B's text>"); the reader keeps the letter on four of them (the rest
-    # of the reply goes on to the letter's own text, a re-posed question): heldout5, 7, 13, 17, one false credit each
-    "heldout5": (0.975, 2),     # false credits: p099 and one re-read item
+    # of the reply goes on to the letter's own text, a re-posed question): heldout5 (two), 7, 13, 17 (one each)
+    "heldout5": (0.975, 3),     # false credits: p099 and two re-read items
     # heldout7: letter loops after an answer slot, read as garbage by its third grader (so read since heldout13)
     "heldout7": (0.99, 1),
     # heldout8 (first read 0.957): "A.A B.B C.C D.D" before copies of the prompt is no answer since

@@ -28,10 +28,10 @@ REALOUT = (ROOT.parent / "shared" / "realout").resolve()
 #: false credits at most)}``: filled in when the reader for these corpora is settled (issue 25's
 #: targets: single ≥ 0.97, multi ≥ 0.95, false credit ≤ 0.5 %). Empty until then.
 PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
-    # reader 9, on the whole graded set of each corpus: (accuracy at least, false credits at most)
+    # reader 10, on the whole graded set of each corpus: (accuracy at least, false credits at most)
     ("disc", "all", "multi"): (0.950, 13), ("disc", "all", "single"): (0.962, 5),
     ("lexeval", "all", "multi"): (0.970, 15), ("lexeval", "all", "single"): (0.974, 16),
-    ("lawbench_tasks", "all", "single"): (0.937, 54), ("lawbench_tasks", "all", "label"): (0.972, 31),
+    ("lawbench_tasks", "all", "single"): (0.937, 54), ("lawbench_tasks", "all", "label"): (0.974, 27),
     # the sets a frozen reader read first (audit.graded.FIRST_READS), as reader 7 read them (reader 8 reads them as well or better)
     ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
     ("disc", "disc6", "multi"): (0.953, 1), ("disc", "disc6", "single"): (0.953, 0),

@@ -15,6 +15,7 @@ from cpsd_tasks import classification, generation, ie, qa
 from cpsd_tasks.reading import (extract_choices, fold_traditional, is_clear_refusal, is_refusal, lawbench_rule,
                                 normalize,
                                 own_turn, read_choices, read_judgement, read_label, strict_label, turns, written_turn)
+from cpsd_tasks.reading.labels import unread_label_reason
 from cpsd_tasks.reading import ie_names, lexicon
 from cpsd_tasks.tasks import TASKS, get_task
 from cpsd_tasks.taxonomy import agg_reading
@@ -284,6 +285,21 @@ TOPICS = ("诉讼主体", "租金情况", "利息", "本金争议", "责任认�
 ])
 def test_open_answer_slot_and_label_lists_after_a_head(output, expected):
     assert read_label(output, TOPICS) == expected
+
+
+@pytest.mark.parametrize("output, expected, why", [
+    ("诉讼主体：本案中双方都是诉讼主体。\n\n租金情况：关于租金存在争议。\n\n利息：原审判决支付利息。", None,
+     "labels as the headings of a form"),
+    ("争议焦点类别： 诉讼主体：原告、被告 责任认定：被告 责任划分：被告", None, "labels as the headings of a form"),
+    ("利息：\n借款利息如何计算？\n本金争议：\n本金是否已还？\n责任认定：\n谁负责？", None,
+     "labels as the headings of a form"),
+    ("诉讼主体：无\n答案：利息", "利息", None),              # one field name, then the answer
+    ("诉讼主体：无。利息：有争议。", None, None),              # two headings: no form, but two labels named
+])
+def test_labels_as_headings_of_a_form(output, expected, why):
+    assert read_label(output, TOPICS) == expected
+    if why:
+        assert unread_label_reason(output, TOPICS) == why
 
 
 @pytest.mark.parametrize("output", ["不便回答", "无法提供相关信息", "抱歉，我不便回答这个问题。", "我不方便透露。"])

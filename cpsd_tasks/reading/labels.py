@@ -68,6 +68,8 @@ def _read(text: Optional[str], labels: Iterable[str], aliases: Optional[Mapping[
     answer = squeeze_spaces(unsqueezed)
     if not answer:
         return None, "empty turn"
+    if len(labels) >= context.TOPIC_SET and len(_headings(unsqueezed, forms)) >= FORM_HEADINGS:
+        return None, FORM                    # "诉讼主体：…\n租金情况：…\n利息：…": a form over the labels
     declared = _declared_label(answer, forms)
     if declared is not None:
         return declared, None
@@ -90,8 +92,23 @@ def _read(text: Optional[str], labels: Iterable[str], aliases: Optional[Mapping[
     return None, SEVERAL
 
 
+#: Different labels written as headings (a label, then a colon) that make an answer a form over the labels
+#: (``诉讼主体：…\n租金情况：…\n利息：…``): several labels named, none read (topic label sets only).
+FORM_HEADINGS = 3
+_HEADING_BEFORE = re.compile(r"(?:^|(?<=[\s，,。;；、>）)\]】]))")
+
+
+def _headings(text: str, forms: Mapping[str, str]) -> set[str]:
+    """The labels written as headings in ``text`` (normalised, with its whitespace): a form at the start of a
+    line or after a space or punctuation, then a colon (``责任认定：``, ``\n劳动纠纷：\n``)."""
+    alternatives = "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+    pattern = re.compile(f"{_HEADING_BEFORE.pattern}({alternatives})[ \t]*[:：]")
+    return {forms[match.group(1)] for match in pattern.finditer(text)}
+
+
 #: Why :func:`read_label` read no label (:func:`unread_label_reason`), in the words the audit prints.
 RECITAL, NO_MENTION, SEVERAL = "a recital of the label list", "no label named", "several labels or a negated one"
+FORM = "labels as the headings of a form"
 ASKED, COPIED, SLOT_WORD, PROSE_NOUN = ("a label only asked about or inside another word",
                                         "labels only in a passage copied from the classified text",
                                         "a longer word in the answer slot", "labels only as nouns of long prose")
