@@ -31,7 +31,7 @@ PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     # reader 10, on the whole graded set of each corpus: (accuracy at least, false credits at most)
     ("disc", "all", "multi"): (0.950, 13), ("disc", "all", "single"): (0.962, 5),
     ("lexeval", "all", "multi"): (0.970, 15), ("lexeval", "all", "single"): (0.974, 16),
-    ("lawbench_tasks", "all", "single"): (0.937, 54), ("lawbench_tasks", "all", "label"): (0.974, 27),
+    ("lawbench_tasks", "all", "single"): (0.935, 66), ("lawbench_tasks", "all", "label"): (0.974, 30),
     # the sets a frozen reader read first (audit.graded.FIRST_READS), as reader 7 read them (reader 8 reads them as well or better)
     ("disc", "disc4", "multi"): (0.951, 1), ("disc", "disc5", "multi"): (0.946, 1),
     ("disc", "disc6", "multi"): (0.953, 1), ("disc", "disc6", "single"): (0.953, 0),
@@ -52,6 +52,8 @@ PLUGIN_FLOORS: dict[tuple[str, str, str], tuple[float, int]] = {
     ("disc", "disc11", "multi"): (0.965, 0), ("disc", "disc11", "single"): (0.975, 0),
     ("lexeval", "lexeval10", "multi"): (0.970, 1), ("lexeval", "lexeval10", "single"): (0.985, 0),
     ("lawbench_tasks", "argument7", "single"): (0.936, 5), ("lawbench_tasks", "labels7", "label"): (0.943, 8),
+    # read first by reader 10
+    ("lawbench_tasks", "argument8", "single"): (0.926, 12), ("lawbench_tasks", "labels8", "label"): (0.973, 3),
 }
 
 
@@ -391,7 +393,7 @@ def test_lawbench_tasks_audit(audit_run):
     report, cache = audit_run
     corpus, read, scores = _scores("lawbench_tasks", cache)
     assert "## lawbench_tasks: plugin vs peer, 34 models" in report and "2-6 not read" not in report
-    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 2100
+    assert scores[("all", "single")]["plugin"].n == scores[("all", "label")]["plugin"].n == 2400
     # LawBench's rule on argument1, counted here from the raw outputs: right when the set of A–E
     # letters occurring equals the graded letters
     outputs: dict[str, dict[str, str]] = {}
@@ -404,7 +406,7 @@ def test_lawbench_tasks_audit(audit_run):
                 outputs[row["model"]] = {r["id"]: r["output"] for r in map(json.loads, handle)}
         right += ("".join(sorted(set(outputs[row["model"]][row["id"]]) & set("ABCDE"))) or "NONE") == row["answer"]
     assert scores[("argument1", "single")]["LawBench"].right == right == 170
-    assert _counts(scores[("all", "label")]["LawBench"]) == (2100, 1667, 326, 5, 102, 65)
+    assert _counts(scores[("all", "label")]["LawBench"]) == (2400, 1902, 378, 5, 115, 69)
     # LawBench's rules as re-expressed give LawBench's published 2-2, 2-4 and 2-8 for every model
     rows = corpora.model_table(corpus, read)
     for row in rows:
@@ -443,7 +445,7 @@ def test_lawbench_section_and_the_timing_line(audit_run):
 
 
 def test_graded_files_are_well_formed():
-    for name, expected in (("disc", 3600), ("lexeval", 3300), ("lawbench_tasks", 4200)):
+    for name, expected in (("disc", 3600), ("lexeval", 3300), ("lawbench_tasks", 4800)):
         rows = audit.load_graded(ROOT / graded.GRADED_FILES[name])
         assert len(rows) == expected and len({(r["model"], r["id"]) for r in rows}) == expected
         for row in rows:
@@ -452,7 +454,7 @@ def test_graded_files_are_well_formed():
             if "multi" in row or row["id"].startswith("2-8"):
                 assert row["answer"] == "NONE" or re.fullmatch(r"A?B?C?D?E?", row["answer"]) and row["answer"]
     sets = {r["set"] for r in audit.load_graded(ROOT / graded.GRADED_FILES["lawbench_tasks"])}
-    assert sets == {f"{kind}{n}" for kind in ("argument", "labels") for n in range(1, 8)}
+    assert sets == {f"{kind}{n}" for kind in ("argument", "labels") for n in range(1, 9)}
 
 
 # --------------------------------------------------------------------------- the docs block (--into)

@@ -31,7 +31,8 @@ FIRST_READS = {"heldout19": "1", "heldout20": "1", "heldout21": "1",
                "disc7": "3", "lexeval6": "3", "argument4": "3", "labels4": "3",
                "disc8": "4", "lexeval7": "4", "argument5": "4", "labels5": "4", "disc9": "4", "lexeval8": "4",
                "argument6": "5", "labels6": "5", "disc10": "6", "lexeval9": "6",
-               "disc11": "7", "lexeval10": "7", "argument7": "7", "labels7": "7"}
+               "disc11": "7", "lexeval10": "7", "argument7": "7", "labels7": "7",
+               "argument8": "10", "labels8": "10"}
 
 
 def split_of(item: dict) -> str:
