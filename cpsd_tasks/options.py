@@ -291,7 +291,7 @@ def signature(config: RunConfig, docs: Mapping[str, Sequence[Mapping[str, Any]]]
         ``tau_qa`` (case_reading), and for generation ``jieba``, ``sacrebleu`` and
         ``rouge_chinese`` versions, ``bertscore_model``, ``bertscore_num_layers``,
         ``bertscore_rescale``, ``bertscore_idf`` and the ``bert_score`` version; and ``string``,
-        all of it on one line (``cpsd:0.1.0|reader:10|metrics:1|task:drug_ner|prompt:sha256.…|…``).
+        all of it on one line (``cpsd:0.1.0|reader:11|metrics:1|task:drug_ner|prompt:sha256.…|…``).
     """
     import cpsd_tasks
     from cpsd_tasks.reading import READER_VERSION

@@ -124,9 +124,9 @@ def test_signature_fields_and_digests(tmp_path):
     assert slot["prompt"] == options.digest([template]) and slot["prompt"].startswith("sha256:")
     assert slot["data"] == options.data_digest(load_task_docs("drug_ner"))
     assert (slot["cpsd_tasks"], slot["task"], slot["n_test"], slot["n_fewshot"]) == ("0.1.0", "drug_ner", 12, 0)
-    assert (slot["reader"], slot["metrics"]) == (READER_VERSION, METRICS_VERSION) == ("10", "1")
+    assert (slot["reader"], slot["metrics"]) == (READER_VERSION, METRICS_VERSION) == ("11", "1")
     assert (slot["alpha"], slot["tau"]) == (0.5, 0.8)
-    assert slot["string"] == (f"cpsd:0.1.0|reader:10|metrics:1|task:drug_ner|"
+    assert slot["string"] == (f"cpsd:0.1.0|reader:11|metrics:1|task:drug_ner|"
                               f"prompt:{slot['prompt'].replace(':', '.')}|"
                               f"data:{slot['data'].replace(':', '.')}|n_test:12|n_fewshot:0|alpha:0.5|tau:0.8")
     assert options.SIGNATURES["drug_ner"] == slot

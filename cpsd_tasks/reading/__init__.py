@@ -42,7 +42,7 @@ from cpsd_tasks.reading.turns import first_turn, own_turn, turns, written_turn
 #: Version of the readers: bumped by every change that alters any reading of the real-output audit
 #: (``scripts/reading_snapshot.py`` counts them), with a ``CHANGELOG.md`` line ("readings changed: N of
 #: M") and the affected tasks' ``metadata.version``. Part of each task's scoring signature.
-READER_VERSION = "10"
+READER_VERSION = "11"
 
 __all__ = [
     "READER_VERSION", "ChoiceReading", "answer_text", "drop_questions", "extract_choices", "first_turn", "fold_traditional",

@@ -812,6 +812,10 @@ def _read_before_end(state: _Exchange, pieces: list[str], index: int, before: st
         state.first = 0 if state.answer else None
 
 
+#: Reasons a later turn's own reason replaces (nothing specific was found in the turns before it).
+_GENERIC_REASONS = ("no rule applies", "empty turn")
+
+
 def _read_turns(pieces: list[str], ctx: Context) -> _Exchange:
     """Read the turns in order (module docstring, step 2)."""
     state = _Exchange()
@@ -828,8 +832,10 @@ def _read_turns(pieces: list[str], ctx: Context) -> _Exchange:
             stopped = True
             break
         # "…?<eoa>:<option A's text>;<eoa>:<option B's text>…": an end marker where a label was
-        state.decided = (TurnReading(None, reason="turn opens with a colon")
-                         if index and turn.lstrip(" \t")[:1] in (":", "：") else read_turn(turn, ctx))
+        reading = (TurnReading(None, reason="turn opens with a colon")
+                   if index and turn.lstrip(" \t")[:1] in (":", "：") else read_turn(turn, ctx))
+        if reading.letters or state.decided.reason in _GENERIC_REASONS:
+            state.decided = reading          # (a later turn without an answer keeps the first turn's own reason)
         if state.decided.letters:
             state.answer, state.first = state.decided.letters, index
             state.slots.append(state.decided.letters)
