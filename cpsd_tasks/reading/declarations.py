@@ -22,7 +22,7 @@ from cpsd_tasks.reading.letter_patterns import (
     labels_in,
     letters_in,
 )
-from cpsd_tasks.reading.question import Context, compared_text, plain_text
+from cpsd_tasks.reading.question import Context, carried_option, compared_text, plain_text
 from cpsd_tasks.reading.rule_kit import NoAnswer, Turn
 from cpsd_tasks.reading.turns import QUESTION_MARKER
 from cpsd_tasks.reading.lexicon import DOUBTS, SUPPOSITIONS, TEXT_HEADS, UNDECIDED_HEADS
@@ -234,6 +234,12 @@ def _in_supposed_quotation(site: _Site, state: _Declarations) -> bool:
 # --------------------------------------------------------------------------- rule declared: the steps
 
 
+def _fragment_group(match: re.Match) -> str:
+    """The name of the group holding a declaration's letters (``list``, ``lower`` or ``colon_list``)."""
+    return next(name for name in ("list", "lower", "colon_list")
+                if name in match.re.groupindex and match.group(name) is not None)
+
+
 def _site_of(text: str, ctx: Context, option_list: bool, match: re.Match, strong: bool,
              state: _Declarations) -> Optional[_Site]:
     """The declaration as a :class:`_Site` with its letters, or ``None`` when a guard skips it (an
@@ -242,8 +248,7 @@ def _site_of(text: str, ctx: Context, option_list: bool, match: re.Match, strong
     site = _Site(text, ctx, option_list, match, strong)
     if any(guard(site) for guard in _GUARDS_ON_MATCH):
         return None
-    site.fragment = next(name for name in ("list", "lower", "colon_list")
-                         if name in match.re.groupindex and match.group(name) is not None)
+    site.fragment = _fragment_group(match)
     site.letters = letters_in(match.group(site.fragment), ctx.valid)
     if not site.letters or any(guard(site) for guard in _GUARDS_ON_LETTERS):
         return None
@@ -304,10 +309,6 @@ REJECTED_TAIL = 12                           # (characters at the end of the lin
 _SENTENCE_END = ("。", ".", "！", "!", "？", "?", "；", ";")
 _REASON_FIRST = re.compile(r"(?:因为|由于|(?i:because|since)\b)")
 _RESTATED_STOP = re.compile(r"\n|[。；;](?!$)")
-#: A text this alike (rapidfuzz ``ratio``, 0–100) to another option's, and this much closer to it than to the
-#: declared option's own, restates that other option (as :mod:`cpsd_tasks.reading.option_lines` judges a line).
-RESTATED_CLOSE, RESTATED_CLOSE_MARGIN = 90, 5
-RESTATED_NEAR, RESTATED_NEAR_MARGIN = 75, 15
 #: A piece shorter than this (characters, compared form) restates an option only when it is its whole text.
 SHORT_PIECE = 6
 #: A piece at least this long (characters, compared form) that is the start of one other option's text restates it.
@@ -365,16 +366,14 @@ def _settled_after(text: str, start: int, after: int, letter: str, ctx: Context)
         site = _Site(text, ctx, False, match, True)
         if any(guard(site) for guard in _GUARDS_ON_MATCH) or _english_supposed(site):
             continue                         # "所以不选B", "例如答案为B", "错选B的考生很多"
-        fragment = next((match.group(name) for name in ("list", "lower", "colon_list")
-                         if name in match.re.groupindex and match.group(name) is not None), "")
-        if (letters_in(fragment, ctx.valid) == {letter}
+        if (letters_in(match.group(_fragment_group(match)), ctx.valid) == {letter}
                 and restated_as(text, match.end(), frozenset(letter), ctx, settle=False) is None):
             return True                      # (declared again, and not restated again: a loop settles nothing)
     return False
 
 
 def _restating(piece: str, letter: str, ctx: Context, ended: bool = True) -> Optional[str]:
-    """The option other than ``letter`` whose text ``piece`` is (:data:`RESTATED_CLOSE`, :data:`RESTATED_NEAR`; a
+    """The option other than ``letter`` whose text ``piece`` is (:func:`~cpsd_tasks.reading.question.carried_option`; a
     piece under :data:`SHORT_PIECE` only as that whole text) or, ``ended`` (not cut off by the length limit), whose
     text it starts (:data:`CUT_PIECE` characters or more), or ``None``; the start of ``letter``'s own text (cut
     short, or its first sentence) restates nothing, nor another option's claim reversed (a negation changed)."""
@@ -386,17 +385,18 @@ def _restating(piece: str, letter: str, ctx: Context, ended: bool = True) -> Opt
         return exact[0] if exact else None
     started = sorted(key for key, target in ctx.targets.items() if key != letter and ended and len(piece) >= CUT_PIECE
                      and len(target) > len(piece) and fuzz.ratio(piece, target[:len(piece)]) >= 90
-                     and len(_NEGATION_CHARS.findall(piece)) == len(_NEGATION_CHARS.findall(target[:len(piece)])))
+                     and _same_negations(piece, target[:len(piece)]))
     if len(started) == 1:
         return started[0]                    # another option's text cut short ("is point B: <the start of D's text>")
-    alike = {key: fuzz.ratio(piece, target) for key, target in ctx.targets.items() if target}
-    mine = alike.get(letter, 0.0)
-    best = max(alike, key=alike.get) if alike else letter
-    if best != letter and (alike[best] >= RESTATED_CLOSE and alike[best] > mine + RESTATED_CLOSE_MARGIN
-                           or alike[best] >= RESTATED_NEAR and alike[best] > mine + RESTATED_NEAR_MARGIN):
-        if len(_NEGATION_CHARS.findall(piece)) == len(_NEGATION_CHARS.findall(ctx.targets[best])):
-            return best                      # (not the other's claim reversed: "有权…" for "无权…")
+    best = carried_option({key: fuzz.ratio(piece, target) for key, target in ctx.targets.items() if target}, letter)
+    if best is not None and _same_negations(piece, ctx.targets[best]):
+        return best                          # (not the other's claim reversed: "有权…" for "无权…")
     return None
+
+
+def _same_negations(text: str, target: str) -> bool:
+    """Whether ``text`` has as many negation characters as ``target`` (no negation put in or taken out)."""
+    return len(_NEGATION_CHARS.findall(text)) == len(_NEGATION_CHARS.findall(target))
 
 
 def _label_lines_answer(state: _Declarations) -> Optional[frozenset[str]]:
@@ -668,7 +668,7 @@ def _nearly_one_option(raw: str, content: str, ctx: Context) -> Optional[frozens
     if not alike or alike[0][0] < NEAR_TEXT or (len(alike) > 1 and alike[1][0] > alike[0][0] - NEAR_MARGIN):
         return None
     key = alike[0][1]
-    if len(_NEGATION_CHARS.findall(content)) != len(_NEGATION_CHARS.findall(ctx.targets[key])):
+    if not _same_negations(content, ctx.targets[key]):
         return None                          # the option's claim with a negation put in or taken out
     return frozenset({key})
 

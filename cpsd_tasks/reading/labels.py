@@ -184,7 +184,7 @@ def _another_label_next(answer: str, end: int, label: str, forms: Mapping[str, s
     for form, canonical in forms.items():
         if canonical != label and answer.startswith(form, start):
             after = start + len(form)
-            if (after == len(answer) or _LIST_GAP.match(answer, after) and _LIST_GAP.match(answer, after).end() > after
+            if (after == len(answer) or _LIST_GAP.match(answer, after)
                     or any(answer.startswith(other, after) for other in forms)):
                 return True
     return False

@@ -44,7 +44,7 @@ from rapidfuzz import fuzz
 
 from cpsd_tasks.reading.normalize import normalize
 from cpsd_tasks.reading.prepare import FENCE_LINE, HTML_TAG, answer_text, fold_traditional
-from cpsd_tasks.reading.question import Context
+from cpsd_tasks.reading.question import Context, carried_option
 from cpsd_tasks.reading.rule_kit import NoAnswer
 from cpsd_tasks.reading.turns import turns
 
@@ -268,10 +268,8 @@ def _judge(letter: str, said: str, last: bool, ctx: _Question) -> _Line:
     if last and _cut_off(text, own):
         return _Line(letter, 99.0, mark=mark, cut=True)  # the start of its own option's text: its label decides
     alike = {key: _alike(text, target) for key, target in ctx.targets.items()}
-    mine = alike.get(letter, 0.0)
-    best = max(alike, key=alike.get) if alike else letter
-    carries = best != letter and (alike[best] >= 90 and alike[best] > mine + 5 or alike[best] >= 75 and alike[best] > mine + 15)
-    return _Line(letter, mine, other=best if carries else None, mark=mark, reversed=_reverses(text, own))
+    return _Line(letter, alike.get(letter, 0.0), other=carried_option(alike, letter), mark=mark,
+                 reversed=_reverses(text, own))
 
 
 def _by_verdicts(judged: list[_Line], ctx: _Question) -> frozenset[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Optional
 
 from cpsd_tasks.reading.normalize import normalize
 from cpsd_tasks.reading.prepare import strip_edges
@@ -124,3 +124,22 @@ TEXT_VERDICT = re.compile(r"(?:(?:这个|这一|这种|该|此)?(?:的说法|说
 # A negation right before an option's text ("不构成…", "不属于…"): the text is denied, not stated.
 NEGATED_CONTENT = re.compile(r"(?:不构成|不是|不属于|并非|不能|不应|不得|不会|没有|无需|不|非)$")
 
+
+#: A text this alike (rapidfuzz ``ratio``, 0–100) to another option's text, and this much closer to it than to its
+#: own option's, carries that other option's text: a letter's line (:mod:`cpsd_tasks.reading.option_lines`) or the
+#: text after a declared letter (:func:`cpsd_tasks.reading.declarations.restated_as`).
+CARRIES_CLOSE, CARRIES_CLOSE_MARGIN = 90, 5
+CARRIES_NEAR, CARRIES_NEAR_MARGIN = 75, 15
+
+
+def carried_option(alike: Mapping[str, float], letter: str) -> Optional[str]:
+    """The option other than ``letter`` whose text a piece carries, given ``alike`` (each option's
+    ``fuzz.ratio`` to the piece, 0–100), or ``None`` (:data:`CARRIES_CLOSE`, :data:`CARRIES_NEAR`)."""
+    if not alike:
+        return None
+    mine = alike.get(letter, 0.0)
+    best = max(alike, key=alike.get)
+    if best != letter and (alike[best] >= CARRIES_CLOSE and alike[best] > mine + CARRIES_CLOSE_MARGIN
+                           or alike[best] >= CARRIES_NEAR and alike[best] > mine + CARRIES_NEAR_MARGIN):
+        return best
+    return None
